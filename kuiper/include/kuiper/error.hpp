@@ -1,0 +1,51 @@
+// Errors the engine reports for bad input from outside (model files, shapes,
+// expressions, arguments). Every message names where the problem is and what
+// was expected, so the CLI can print it on one line and exit.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace kuiper {
+
+class Error : public std::runtime_error {
+ public:
+  explicit Error(const std::string& message) : std::runtime_error(message) {}
+};
+
+// Thrown by a lab function whose TODO block the student has not filled in yet.
+class NotImplemented : public Error {
+ public:
+  NotImplemented(const std::string& lab, const std::string& what,
+                 const std::string& file, int line);
+};
+
+// A tensor or matrix whose shape does not fit the operation.
+class ShapeError : public Error {
+ public:
+  using Error::Error;
+};
+
+// A file or text (PNNX param/bin, expression, .npy) that does not follow its format.
+class ParseError : public Error {
+ public:
+  using Error::Error;
+};
+
+// A computation graph that cannot be ordered or connected (cycles, dangling operands).
+class GraphError : public Error {
+ public:
+  using Error::Error;
+};
+
+// A layer that cannot be created or run (unknown type, bad parameters, failed status).
+class LayerError : public Error {
+ public:
+  using Error::Error;
+};
+
+}  // namespace kuiper
+
+// Stands in for the body of a lab function until the student writes it.
+#define KUIPER_TODO(lab, what) \
+  throw ::kuiper::NotImplemented((lab), (what), __FILE__, __LINE__)
