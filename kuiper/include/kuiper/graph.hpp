@@ -1,0 +1,91 @@
+// RuntimeGraph: loads a PNNX model, orders its operators and runs them.
+//
+//   RuntimeGraph graph("resnet18.pnnx.param", "resnet18.pnnx.bin");
+//   graph.Init();   // read the files: operators, operands, parameters, weights, edges
+//   graph.Build();  // order the operators, create their layers, allocate outputs
+//   std::vector<sftensor> out = graph.Forward(batch);
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kuiper/pnnx.hpp"
+#include "kuiper/runtime.hpp"
+
+namespace kuiper {
+
+enum class TopoAlgorithm {
+  kReverseDfs,  // depth-first post-order, reversed (core; the default)
+  kKahn,        // in-degree queue (lab course4_topo)
+};
+
+class RuntimeGraph {
+ public:
+  // An empty bin_path loads the structure only: attributes keep their type and
+  // shape but no data. Enough to inspect or order a graph, not to run it.
+  RuntimeGraph(std::string param_path, std::string bin_path);
+  ~RuntimeGraph();
+
+  // Reads the files and builds operators, operands, parameters, attributes
+  // and the producer/consumer edges. Throws ParseError for malformed files and
+  // GraphError for operators whose output is never used.
+  void Init();
+  // Like Init, but skips parameters and attributes: the operators, operands
+  // and edges only. Enough to order or draw a graph, and it does not need the
+  // course3 lab.
+  void InitTopology();
+
+  // Orders the operators, creates every layer (reporting all unknown types at
+  // once) and allocates outputs for the annotated batch size. Calls Init()
+  // first if nothing is loaded yet.
+  void Build(TopoAlgorithm algorithm = TopoAlgorithm::kReverseDfs);
+
+  // Runs the graph. inputs[i] is the batch for the i-th pnnx.Input (in file
+  // order); the result holds one batch per pnnx.Output. Throws LayerError
+  // naming the operator whose layer fails.
+  std::vector<std::vector<sftensor>> Forward(const std::vector<std::vector<sftensor>>& inputs);
+  // The common case of one input and one output.
+  std::vector<sftensor> Forward(const std::vector<sftensor>& batch);
+
+  // Topological orders. Both throw GraphError naming an operator on a cycle.
+  std::vector<RuntimeOperator*> ReverseTopo() const;
+  std::vector<RuntimeOperator*> KahnTopoSort() const;  // lab course4_topo
+
+  // Lab course3_graph: copies every PNNX parameter into op.params as the
+  // matching RuntimeParameter.
+  static void InitGraphParams(const std::map<std::string, pnnx::Parameter>& params,
+                              RuntimeOperator& op);
+
+  // Operators in file order, and in execution order once built.
+  const std::vector<std::unique_ptr<RuntimeOperator>>& operators() const { return operators_; }
+  const std::vector<RuntimeOperator*>& topo_operators() const { return topo_operators_; }
+  RuntimeOperator* FindOperator(const std::string& name) const;
+  const std::vector<RuntimeOperator*>& input_operators() const { return inputs_; }
+  const std::vector<RuntimeOperator*>& output_operators() const { return outputs_; }
+  bool built() const { return built_; }
+
+ private:
+  void Load(bool with_params);
+  void ConnectOperators();
+  void AllocateOutputs(uint32_t batch);
+
+  std::string param_path_;
+  std::string bin_path_;
+  std::vector<std::unique_ptr<RuntimeOperator>> operators_;
+  std::vector<std::unique_ptr<RuntimeOperand>> operands_;
+  std::map<const RuntimeOperand*, RuntimeOperator*> producers_;
+  std::vector<RuntimeOperator*> topo_operators_;
+  std::vector<RuntimeOperator*> inputs_;
+  std::vector<RuntimeOperator*> outputs_;
+  uint32_t allocated_batch_ = 0;
+  bool built_ = false;
+};
+
+// Shape of one batch item of an operand whose annotated shape is `shapes`
+// (batch first): (N,C,H,W) -> {C,H,W}, (N,F) -> {F}, (N,A,B) -> {A,B}.
+// Throws ShapeError for unknown (-1) dimensions or ranks outside 2..4.
+std::vector<uint32_t> BatchItemShape(const std::vector<int>& shapes);
+
+}  // namespace kuiper

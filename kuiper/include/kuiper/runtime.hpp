@@ -1,0 +1,90 @@
+// The engine's view of a PNNX graph: operators with typed parameters and
+// weights, connected through operands that carry one tensor per batch item.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "kuiper/error.hpp"
+#include "kuiper/pnnx.hpp"
+#include "kuiper/tensor.hpp"
+
+namespace kuiper {
+
+class Layer;
+
+// One parameter of an operator, such as kernel_size=(3,3) or eps=1e-05.
+// std::monostate stands for PNNX's None.
+using RuntimeParameter = std::variant<std::monostate, bool, int, float, std::string,
+                                      std::vector<int>, std::vector<float>,
+                                      std::vector<std::string>>;
+
+// The name of the type a RuntimeParameter holds ("int", "float array", ...).
+std::string ParameterTypeName(const RuntimeParameter& parameter);
+
+// Weights of an operator (@weight=(64,3,7,7)f32): type, shape and raw
+// row-major bytes; ToFloat() converts them to float.
+using RuntimeAttribute = pnnx::Attribute;
+
+// A tensor flowing between operators. shapes is the annotated shape including
+// the batch dimension (-1 where unknown); datas holds one tensor per batch item.
+struct RuntimeOperand {
+  std::string name;
+  std::vector<int> shapes;
+  pnnx::DataType type = pnnx::DataType::kNull;
+  std::vector<sftensor> datas;
+};
+
+struct RuntimeOperator {
+  std::string type;  // PNNX type, e.g. "nn.Conv2d"
+  std::string name;  // unique name, e.g. "layer1.0.conv1"
+  int index = 0;     // line position in the .pnnx.param file, for stable ordering
+
+  // Operands in input order; owned by the graph.
+  std::vector<RuntimeOperand*> input_operands;
+  // nullptr for pnnx.Output, which produces nothing.
+  RuntimeOperand* output_operand = nullptr;
+  // Operators producing this one's inputs, and consuming its output; each
+  // listed once, in file order. Edges of the graph, owned by the graph.
+  std::vector<RuntimeOperator*> input_operators;
+  std::vector<RuntimeOperator*> output_operators;
+
+  std::map<std::string, RuntimeParameter> params;
+  std::map<std::string, RuntimeAttribute> attribute;
+  std::unique_ptr<Layer> layer;
+
+  RuntimeOperator();
+  ~RuntimeOperator();
+  RuntimeOperator(RuntimeOperator&&) noexcept;
+  RuntimeOperator& operator=(RuntimeOperator&&) noexcept;
+
+  bool has_param(const std::string& key) const { return params.count(key) != 0; }
+
+  // The parameter `key` as a T; throws LayerError naming this operator when it
+  // is missing or holds another type. An int is accepted where a float is asked.
+  template <typename T>
+  T param(const std::string& key) const {
+    const auto it = params.find(key);
+    if (it == params.end()) {
+      throw LayerError(fmt::format("operator '{}' ({}): parameter '{}' is missing", name, type,
+                                   key));
+    }
+    if (const T* value = std::get_if<T>(&it->second)) return *value;
+    if constexpr (std::is_same_v<T, float>) {
+      if (const int* value = std::get_if<int>(&it->second)) return static_cast<float>(*value);
+    }
+    throw LayerError(fmt::format("operator '{}' ({}): parameter '{}' is {}, expected {}", name,
+                                 type, key, ParameterTypeName(it->second),
+                                 ParameterTypeName(RuntimeParameter(T{}))));
+  }
+
+  // The attribute `key`; throws LayerError naming this operator when missing.
+  const RuntimeAttribute& attr(const std::string& key) const;
+};
+
+}  // namespace kuiper

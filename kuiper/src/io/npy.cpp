@@ -1,0 +1,172 @@
+#include "kuiper/npy.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <regex>
+
+#include "kuiper/error.hpp"
+
+namespace kuiper {
+
+namespace {
+
+constexpr char kMagic[] = "\x93NUMPY";
+constexpr size_t kMagicSize = 6;
+// Far beyond any model input here, small enough that a corrupt header
+// cannot make us allocate the machine's memory.
+constexpr uint64_t kMaxElements = uint64_t{1} << 31;
+
+template <typename T>
+void Convert(const char* bytes, size_t count, std::vector<float>& out) {
+  out.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    T value;
+    std::memcpy(&value, bytes + i * sizeof(T), sizeof(T));
+    out[i] = static_cast<float>(value);
+  }
+}
+
+}  // namespace
+
+NpyArray LoadNpy(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw ParseError(fmt::format("{}: cannot open the file", path));
+  const std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  auto fail = [&](const std::string& what) {
+    return ParseError(fmt::format("{}: not a usable .npy file: {}", path, what));
+  };
+  if (bytes.size() < 10 || bytes.compare(0, kMagicSize, kMagic, kMagicSize) != 0) {
+    throw fail("it does not start with the .npy magic \\x93NUMPY");
+  }
+  const auto major = static_cast<uint8_t>(bytes[6]);
+  size_t header_len = 0, header_start = 0;
+  if (major == 1) {
+    header_len = static_cast<uint8_t>(bytes[8]) | static_cast<uint8_t>(bytes[9]) << 8;
+    header_start = 10;
+  } else if (major == 2 || major == 3) {
+    if (bytes.size() < 12) throw fail("the header length is cut off");
+    for (int i = 3; i >= 0; --i) header_len = header_len << 8 | static_cast<uint8_t>(bytes[8 + i]);
+    header_start = 12;
+  } else {
+    throw fail(fmt::format("format version {} is not 1, 2 or 3", major));
+  }
+  if (header_start + header_len > bytes.size()) throw fail("the header is cut off");
+  const std::string header = bytes.substr(header_start, header_len);
+
+  std::smatch match;
+  if (!std::regex_search(header, match, std::regex(R"('descr'\s*:\s*'([<>|=])([a-z])(\d+)')"))) {
+    throw fail("the header has no 'descr'");
+  }
+  const char order = match[1].str()[0];
+  const std::string kind = match[2].str() + match[3].str();
+  if (order == '>') throw fail("big-endian data is not supported");
+  if (std::regex_search(header, std::regex(R"('fortran_order'\s*:\s*True)"))) {
+    throw fail("Fortran-order arrays are not supported (save with np.ascontiguousarray)");
+  }
+  if (!std::regex_search(header, match, std::regex(R"('shape'\s*:\s*\(([^)]*)\))"))) {
+    throw fail("the header has no 'shape'");
+  }
+  NpyArray array;
+  uint64_t count = 1;
+  const std::string dims = match[1].str();
+  const std::regex number(R"(\d+)");
+  for (std::sregex_iterator it(dims.begin(), dims.end(), number), end; it != end; ++it) {
+    const std::string digits = it->str();
+    if (digits.size() > 12) throw fail("a dimension is absurdly large");
+    const int64_t dim = std::stoll(digits);
+    array.shape.push_back(dim);
+    if (dim != 0 && count > kMaxElements / static_cast<uint64_t>(dim)) {
+      throw fail(fmt::format("shape ({}) has more than 2^31 elements", dims));
+    }
+    count *= static_cast<uint64_t>(dim);
+  }
+
+  const char* data = bytes.data() + header_start + header_len;
+  const size_t available = bytes.size() - header_start - header_len;
+  size_t element_size = 0;
+  if (kind == "f4" || kind == "i4") element_size = 4;
+  else if (kind == "f8" || kind == "i8") element_size = 8;
+  else if (kind == "u1" || kind == "b1") element_size = 1;
+  else throw fail(fmt::format("dtype '{}' is not one of f4 f8 i8 i4 u1 b1", kind));
+  if (available < count * element_size) {
+    throw fail(fmt::format("shape ({}) needs {} bytes of data, the file has {}", dims,
+                           count * element_size, available));
+  }
+  if (kind == "f4") Convert<float>(data, count, array.data);
+  else if (kind == "f8") Convert<double>(data, count, array.data);
+  else if (kind == "i8") Convert<int64_t>(data, count, array.data);
+  else if (kind == "i4") Convert<int32_t>(data, count, array.data);
+  else Convert<uint8_t>(data, count, array.data);
+  return array;
+}
+
+void SaveNpy(const std::string& path, const NpyArray& array) {
+  // Python's tuple spelling: "(3,)" for one dimension, "(2, 3)" for more.
+  std::string shape = fmt::format("{}", fmt::join(array.shape, ", "));
+  if (array.shape.size() == 1) shape += ",";
+  std::string header =
+      fmt::format("{{'descr': '<f4', 'fortran_order': False, 'shape': ({}), }}", shape);
+  // Pad with spaces so the data starts on a 64-byte boundary, as NumPy does.
+  const size_t total = kMagicSize + 4 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header.push_back('\n');
+  std::ofstream file(path, std::ios::binary);
+  if (!file) throw Error(fmt::format("{}: cannot open for writing", path));
+  file.write(kMagic, kMagicSize);
+  const char version[] = {1, 0, static_cast<char>(header.size() & 0xff),
+                          static_cast<char>(header.size() >> 8)};
+  file.write(version, 4);
+  file << header;
+  file.write(reinterpret_cast<const char*>(array.data.data()),
+             static_cast<std::streamsize>(array.data.size() * sizeof(float)));
+  if (!file) throw Error(fmt::format("{}: write failed", path));
+}
+
+std::vector<sftensor> NpyToBatch(const NpyArray& array) {
+  if (array.shape.size() < 2 || array.shape.size() > 4) {
+    throw ShapeError(fmt::format("an input array must be (N, F), (N, H, W) or (N, C, H, W); got ({})",
+                                 fmt::join(array.shape, ", ")));
+  }
+  std::vector<uint32_t> item_shape;
+  for (size_t i = 1; i < array.shape.size(); ++i) {
+    if (array.shape[i] <= 0 || array.shape[i] > std::numeric_limits<uint32_t>::max()) {
+      throw ShapeError(fmt::format("array dimension {} is {}", i, array.shape[i]));
+    }
+    item_shape.push_back(static_cast<uint32_t>(array.shape[i]));
+  }
+  std::vector<sftensor> batch;
+  size_t offset = 0;
+  for (int64_t n = 0; n < array.shape[0]; ++n) {
+    auto tensor = TensorCreate(item_shape);
+    const size_t size = tensor->size();
+    tensor->Fill(std::vector<float>(array.data.begin() + offset, array.data.begin() + offset + size),
+                 /*row_major=*/true);
+    offset += size;
+    batch.push_back(std::move(tensor));
+  }
+  return batch;
+}
+
+NpyArray BatchToNpy(const std::vector<sftensor>& batch) {
+  NpyArray array;
+  if (batch.empty()) throw ShapeError("cannot stack an empty batch");
+  array.shape.push_back(static_cast<int64_t>(batch.size()));
+  for (uint32_t dim : batch[0]->raw_shapes()) array.shape.push_back(dim);
+  for (const sftensor& tensor : batch) {
+    if (tensor->raw_shapes() != batch[0]->raw_shapes()) {
+      throw ShapeError(fmt::format("batch items have shapes ({}) and ({})",
+                                   fmt::join(batch[0]->raw_shapes(), ","),
+                                   fmt::join(tensor->raw_shapes(), ",")));
+    }
+    const std::vector<float> values = tensor->values(/*row_major=*/true);
+    array.data.insert(array.data.end(), values.begin(), values.end());
+  }
+  return array;
+}
+
+}  // namespace kuiper

@@ -1,0 +1,75 @@
+#include "kuiper/layer.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <glog/logging.h>
+
+#include <map>
+
+namespace kuiper {
+
+const char* InferStatusName(InferStatus status) {
+  switch (status) {
+    case InferStatus::kInferSuccess: return "success";
+    case InferStatus::kInferFailedInputEmpty: return "input is empty";
+    case InferStatus::kInferFailedOutputEmpty: return "output is empty";
+    case InferStatus::kInferFailedInputOutSizeMatchError:
+      return "input and output batch sizes differ";
+    case InferStatus::kInferFailedBatchMatchError: return "inputs have different batch sizes";
+    case InferStatus::kInferFailedChannelParameterError:
+      return "channels do not match the layer's parameters";
+    case InferStatus::kInferFailedShapeError:
+      return "input shape does not fit the layer's parameters";
+  }
+  return "unknown status";
+}
+
+InferStatus Layer::Forward() {
+  CHECK(runtime_operator_ != nullptr) << "layer " << layer_name_ << " has no operator";
+  std::vector<sftensor> inputs;
+  for (const RuntimeOperand* operand : runtime_operator_->input_operands) {
+    inputs.insert(inputs.end(), operand->datas.begin(), operand->datas.end());
+  }
+  CHECK(runtime_operator_->output_operand != nullptr);
+  return Forward(inputs, runtime_operator_->output_operand->datas);
+}
+
+void EnsureOutput(sftensor& slot, const std::vector<uint32_t>& shapes) {
+  if (!slot || slot->raw_shapes() != shapes) slot = TensorCreate(shapes);
+}
+
+namespace {
+
+// A function-local static, so registrations from other files' static
+// initialisers never run before the map exists.
+std::map<std::string, LayerCreator>& Registry() {
+  static std::map<std::string, LayerCreator> registry;
+  return registry;
+}
+
+}  // namespace
+
+void LayerRegisterer::RegisterCreator(const std::string& type, LayerCreator creator) {
+  CHECK(creator) << "empty creator for " << type;
+  const bool inserted = Registry().emplace(type, std::move(creator)).second;
+  CHECK(inserted) << "layer type " << type << " is registered twice";
+}
+
+std::unique_ptr<Layer> LayerRegisterer::CreateLayer(const RuntimeOperator& op) {
+  const auto it = Registry().find(op.type);
+  if (it == Registry().end()) {
+    throw LayerError(fmt::format("operator '{}': no layer is registered for type '{}'", op.name,
+                                 op.type));
+  }
+  return it->second(op);
+}
+
+bool LayerRegisterer::HasCreator(const std::string& type) { return Registry().count(type) != 0; }
+
+std::vector<std::string> LayerRegisterer::layer_types() {
+  std::vector<std::string> types;
+  for (const auto& [type, creator] : Registry()) types.push_back(type);
+  return types;
+}
+
+}  // namespace kuiper

@@ -1,0 +1,131 @@
+// Reader of the PNNX weights (.pnnx.bin): a zip archive with one entry
+// "<operator name>.<attribute name>" per attribute, holding its raw
+// little-endian data. PNNX itself writes stored (uncompressed) entries with
+// zip64 records; older PNNX and Python's zipfile write plain zip; a user may
+// recompress with deflate. libzip reads all of them, so we do not parse zip
+// structures ourselves.
+#include <algorithm>
+#include <fmt/format.h>
+#include <memory>
+#include <optional>
+#include <zip.h>
+
+#include "kuiper/error.hpp"
+#include "kuiper/pnnx.hpp"
+#include "pnnx_internal.hpp"
+
+namespace kuiper::pnnx {
+namespace {
+
+// Read-only archives are discarded, not closed: zip_close would try to write
+// back changes, and there are none.
+struct ZipDiscard {
+  void operator()(zip_t* zip) const { zip_discard(zip); }
+};
+struct ZipFileClose {
+  void operator()(zip_file_t* file) const { zip_fclose(file); }
+};
+using ZipArchive = std::unique_ptr<zip_t, ZipDiscard>;
+using ZipEntry = std::unique_ptr<zip_file_t, ZipFileClose>;
+
+std::string ZipErrorText(int code) {
+  zip_error_t error;
+  zip_error_init_with_code(&error, code);
+  std::string text = zip_error_strerror(&error);
+  zip_error_fini(&error);
+  return text;
+}
+
+ZipArchive OpenZip(const std::string& path) {
+  int code = 0;
+  // ZIP_CHECKCONS compares every local header with the central directory,
+  // so a damaged or truncated archive fails here rather than half-way.
+  ZipArchive zip(zip_open(path.c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &code));
+  if (!zip) {
+    throw ParseError(fmt::format("{}: cannot open PNNX bin file as a zip archive: {}", path,
+                                 ZipErrorText(code)));
+  }
+  return zip;
+}
+
+// Reads exactly `size` bytes of entry `index`. The buffer grows as bytes
+// arrive instead of being allocated up front, so an entry whose header claims
+// a huge size cannot make us allocate more than it really holds.
+std::vector<char> ReadEntry(zip_t* zip, zip_uint64_t index, uint64_t size,
+                            const std::string& where) {
+  ZipEntry file(zip_fopen_index(zip, index, 0));
+  if (!file) throw ParseError(fmt::format("{}: cannot open: {}", where, zip_strerror(zip)));
+  constexpr uint64_t kChunk = uint64_t{1} << 20;
+  std::vector<char> data;
+  while (data.size() < size) {
+    const size_t start = data.size();
+    const uint64_t want = std::min(kChunk, size - start);
+    data.resize(start + want);
+    const zip_int64_t got = zip_fread(file.get(), data.data() + start, want);
+    if (got < 0) {
+      throw ParseError(fmt::format("{}: cannot read: {}", where, zip_file_strerror(file.get())));
+    }
+    if (static_cast<uint64_t>(got) != want) {
+      throw ParseError(fmt::format("{}: data ends after {} of {} bytes", where, start + got, size));
+    }
+  }
+  // libzip verifies the CRC only once a read reaches the end of the entry.
+  char extra = 0;
+  const zip_int64_t got = zip_fread(file.get(), &extra, 1);
+  if (got < 0) {
+    throw ParseError(fmt::format("{}: cannot read: {}", where, zip_file_strerror(file.get())));
+  }
+  if (got != 0) throw ParseError(fmt::format("{}: holds more than {} bytes", where, size));
+  return data;
+}
+
+std::vector<char> LoadAttribute(zip_t* zip, const std::string& entry, const std::string& where,
+                                const Attribute& attr) {
+  const std::optional<uint64_t> count = internal::ElementCount(attr.shape);
+  if (!count || attr.type == DataType::kNull) {
+    throw ParseError(fmt::format("{}: cannot hold {}: a data type and at most 2^31 elements are "
+                                 "expected",
+                                 where, internal::ShapeText(attr.shape, attr.type)));
+  }
+  const uint64_t size = *count * DataTypeSize(attr.type);
+  zip_stat_t stat;
+  zip_stat_init(&stat);
+  if (zip_stat(zip, entry.c_str(), 0, &stat) != 0) {
+    throw ParseError(fmt::format("{}: missing from the archive", where));
+  }
+  if ((stat.valid & ZIP_STAT_SIZE) == 0 || stat.size != size) {
+    throw ParseError(fmt::format("{}: holds {} bytes, but {} needs {}", where, stat.size,
+                                 internal::ShapeText(attr.shape, attr.type), size));
+  }
+  return ReadEntry(zip, stat.index, size, where);
+}
+
+}  // namespace
+
+void LoadBin(Graph& graph, const std::string& bin_path) {
+  ZipArchive zip = OpenZip(bin_path);
+  // Read everything first and fill the graph last, so a failed load leaves
+  // the graph as it was.
+  std::vector<std::vector<char>> loaded;
+  for (const Operator& op : graph.operators) {
+    for (const auto& [key, attr] : op.attrs) {
+      const std::string entry = op.name + "." + key;
+      const std::string where = fmt::format(
+          "{}: entry '{}' (attribute @{} of operator '{}' on param line {})", bin_path, entry,
+          key, op.name, op.line);
+      loaded.push_back(LoadAttribute(zip.get(), entry, where, attr));
+    }
+  }
+  size_t next = 0;
+  for (Operator& op : graph.operators) {
+    for (auto& [key, attr] : op.attrs) attr.data = std::move(loaded[next++]);
+  }
+}
+
+Graph Load(const std::string& param_path, const std::string& bin_path) {
+  Graph graph = LoadParam(param_path);
+  LoadBin(graph, bin_path);
+  return graph;
+}
+
+}  // namespace kuiper::pnnx

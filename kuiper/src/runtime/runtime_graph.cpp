@@ -1,0 +1,271 @@
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <set>
+
+#include "kuiper/graph.hpp"
+#include "kuiper/layer.hpp"
+
+namespace kuiper {
+
+namespace {
+
+bool IsInput(const RuntimeOperator& op) { return op.type == "pnnx.Input"; }
+bool IsOutput(const RuntimeOperator& op) { return op.type == "pnnx.Output"; }
+
+std::string Describe(const RuntimeOperator& op) {
+  return fmt::format("'{}' ({})", op.name, op.type);
+}
+
+bool ByIndex(const RuntimeOperator* a, const RuntimeOperator* b) { return a->index < b->index; }
+
+}  // namespace
+
+std::vector<uint32_t> BatchItemShape(const std::vector<int>& shapes) {
+  if (shapes.size() < 2 || shapes.size() > 4 ||
+      std::any_of(shapes.begin() + 1, shapes.end(), [](int d) { return d <= 0; })) {
+    throw ShapeError(fmt::format(
+        "operand shape ({}) is not a batch of known 1-D, 2-D or 3-D tensors", fmt::join(shapes, ",")));
+  }
+  return {shapes.begin() + 1, shapes.end()};
+}
+
+RuntimeGraph::RuntimeGraph(std::string param_path, std::string bin_path)
+    : param_path_(std::move(param_path)), bin_path_(std::move(bin_path)) {}
+
+RuntimeGraph::~RuntimeGraph() = default;
+
+void RuntimeGraph::Init() { Load(/*with_params=*/true); }
+
+void RuntimeGraph::InitTopology() { Load(/*with_params=*/false); }
+
+void RuntimeGraph::Load(bool with_params) {
+  pnnx::Graph graph = bin_path_.empty() || !with_params ? pnnx::LoadParam(param_path_)
+                                                        : pnnx::Load(param_path_, bin_path_);
+  operators_.clear();
+  operands_.clear();
+  built_ = false;
+  for (const pnnx::Operand& operand : graph.operands) {
+    auto runtime_operand = std::make_unique<RuntimeOperand>();
+    runtime_operand->name = operand.name;
+    runtime_operand->shapes = operand.shape;
+    runtime_operand->type = operand.type;
+    operands_.push_back(std::move(runtime_operand));
+  }
+  for (size_t i = 0; i < graph.operators.size(); ++i) {
+    pnnx::Operator& source = graph.operators[i];
+    auto op = std::make_unique<RuntimeOperator>();
+    op->type = source.type;
+    op->name = source.name;
+    op->index = static_cast<int>(i);
+    if (with_params) {
+      InitGraphParams(source.params, *op);
+      op->attribute = std::move(source.attrs);
+    }
+    for (int input : source.inputs) op->input_operands.push_back(operands_.at(input).get());
+    if (source.outputs.size() > 1) {
+      throw GraphError(fmt::format("{}:{}: operator {} has {} outputs; the engine supports one",
+                                   param_path_, source.line, Describe(*op),
+                                   source.outputs.size()));
+    }
+    if (!source.outputs.empty()) op->output_operand = operands_.at(source.outputs[0]).get();
+    operators_.push_back(std::move(op));
+  }
+  ConnectOperators();
+}
+
+void RuntimeGraph::ConnectOperators() {
+  producers_.clear();
+  inputs_.clear();
+  outputs_.clear();
+  for (const auto& op : operators_) {
+    if (op->output_operand) producers_[op->output_operand] = op.get();
+  }
+  for (const auto& op : operators_) {
+    std::set<RuntimeOperator*> producers;
+    for (const RuntimeOperand* operand : op->input_operands) {
+      const auto it = producers_.find(operand);
+      if (it == producers_.end()) {
+        throw GraphError(fmt::format("operator {}: input operand '{}' has no producer",
+                                     Describe(*op), operand->name));
+      }
+      producers.insert(it->second);
+    }
+    op->input_operators.assign(producers.begin(), producers.end());
+    std::sort(op->input_operators.begin(), op->input_operators.end(), ByIndex);
+    for (RuntimeOperator* producer : op->input_operators) {
+      producer->output_operators.push_back(op.get());  // ops are visited in file order
+    }
+    if (IsInput(*op)) inputs_.push_back(op.get());
+    if (IsOutput(*op)) outputs_.push_back(op.get());
+  }
+  for (const auto& op : operators_) {
+    if (!IsOutput(*op) && op->output_operators.empty()) {
+      throw GraphError(fmt::format(
+          "operator {} is disconnected: its output is never used (only pnnx.Output may end a "
+          "path)",
+          Describe(*op)));
+    }
+  }
+}
+
+std::vector<RuntimeOperator*> RuntimeGraph::ReverseTopo() const {
+  enum class Mark { kNew, kOnPath, kDone };
+  std::map<const RuntimeOperator*, Mark> marks;
+  std::vector<RuntimeOperator*> post_order;
+  // Iterative depth-first search, so a long chain of operators cannot
+  // overflow the call stack. Each frame is an operator and its next child.
+  auto visit = [&](RuntimeOperator* root) {
+    std::vector<std::pair<RuntimeOperator*, size_t>> stack{{root, 0}};
+    marks[root] = Mark::kOnPath;
+    while (!stack.empty()) {
+      auto& [op, next] = stack.back();
+      if (next == op->output_operators.size()) {
+        marks[op] = Mark::kDone;
+        post_order.push_back(op);
+        stack.pop_back();
+        continue;
+      }
+      // Children in reverse file order, so that once reversed the order
+      // follows the file where it can.
+      RuntimeOperator* child = op->output_operators[op->output_operators.size() - 1 - next++];
+      const Mark mark = marks[child];
+      if (mark == Mark::kOnPath) {
+        throw GraphError(fmt::format("the graph has a cycle through operator {}",
+                                     Describe(*child)));
+      }
+      if (mark == Mark::kNew) {
+        marks[child] = Mark::kOnPath;
+        stack.emplace_back(child, 0);
+      }
+    }
+  };
+  // Roots in reverse file order for the same reason: the first input comes first.
+  for (auto it = operators_.rbegin(); it != operators_.rend(); ++it) {
+    if ((*it)->input_operators.empty()) visit(it->get());
+  }
+  // Operators not reached from a root lie on or behind a cycle; visiting them
+  // reports it.
+  for (const auto& op : operators_) {
+    if (marks[op.get()] == Mark::kNew) visit(op.get());
+  }
+  std::reverse(post_order.begin(), post_order.end());
+  return post_order;
+}
+
+void RuntimeGraph::Build(TopoAlgorithm algorithm) {
+  if (operators_.empty()) Init();
+  topo_operators_ = algorithm == TopoAlgorithm::kKahn ? KahnTopoSort() : ReverseTopo();
+
+  std::map<std::string, std::vector<std::string>> missing;  // type -> operator names
+  for (RuntimeOperator* op : topo_operators_) {
+    if (!IsInput(*op) && !IsOutput(*op) && !LayerRegisterer::HasCreator(op->type)) {
+      missing[op->type].push_back(op->name);
+    }
+  }
+  if (!missing.empty()) {
+    std::vector<std::string> items;
+    for (const auto& [type, names] : missing) {
+      items.push_back(fmt::format("{} (operators {})", type, fmt::join(names, ", ")));
+    }
+    throw LayerError(fmt::format("{}: no layer is registered for {} type(s): {}", param_path_,
+                                 missing.size(), fmt::join(items, "; ")));
+  }
+  for (RuntimeOperator* op : topo_operators_) {
+    if (IsInput(*op) || IsOutput(*op)) continue;
+    op->layer = LayerRegisterer::CreateLayer(*op);
+    op->layer->set_runtime_operator(op);
+  }
+  uint32_t batch = 1;
+  if (!inputs_.empty() && inputs_[0]->output_operand->shapes.size() > 0 &&
+      inputs_[0]->output_operand->shapes[0] > 0) {
+    batch = inputs_[0]->output_operand->shapes[0];
+  }
+  AllocateOutputs(batch);
+  built_ = true;
+}
+
+void RuntimeGraph::AllocateOutputs(uint32_t batch) {
+  allocated_batch_ = batch;
+  for (const auto& op : operators_) {
+    if (!op->output_operand || IsInput(*op)) continue;
+    RuntimeOperand& operand = *op->output_operand;
+    operand.datas.assign(batch, nullptr);
+    std::vector<uint32_t> shape;
+    try {
+      shape = BatchItemShape(operand.shapes);
+    } catch (const ShapeError&) {
+      continue;  // unknown shape: the layer allocates on its first run
+    }
+    for (auto& slot : operand.datas) slot = TensorCreate(shape);
+  }
+}
+
+std::vector<std::vector<sftensor>> RuntimeGraph::Forward(
+    const std::vector<std::vector<sftensor>>& inputs) {
+  if (!built_) throw GraphError(fmt::format("{}: Forward called before Build", param_path_));
+  if (inputs.size() != inputs_.size()) {
+    throw ShapeError(fmt::format("{}: the graph has {} input(s), got {}", param_path_,
+                                 inputs_.size(), inputs.size()));
+  }
+  const size_t batch = inputs.empty() ? 0 : inputs[0].size();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    RuntimeOperand& operand = *inputs_[i]->output_operand;
+    if (inputs[i].empty() || inputs[i].size() != batch) {
+      throw ShapeError(fmt::format("{}: input {} ('{}') has batch {}, expected {} (and not 0)",
+                                   param_path_, i, inputs_[i]->name, inputs[i].size(), batch));
+    }
+    std::vector<uint32_t> expected;
+    try {
+      expected = BatchItemShape(operand.shapes);
+    } catch (const ShapeError&) {
+      // dynamic input shape: any shape is accepted
+    }
+    for (const sftensor& tensor : inputs[i]) {
+      const std::vector<uint32_t> got = tensor ? tensor->raw_shapes() : std::vector<uint32_t>{};
+      if (!tensor || tensor->empty() || (!expected.empty() && got != expected)) {
+        throw ShapeError(fmt::format("{}: input {} ('{}') expects tensors of shape ({}), got ({})",
+                                     param_path_, i, inputs_[i]->name, fmt::join(expected, ","),
+                                     fmt::join(got, ",")));
+      }
+    }
+    operand.datas = inputs[i];
+  }
+  if (batch != allocated_batch_) AllocateOutputs(batch);
+  for (RuntimeOperator* op : topo_operators_) {
+    if (!op->layer) continue;
+    const InferStatus status = op->layer->Forward();
+    if (status != InferStatus::kInferSuccess) {
+      throw LayerError(fmt::format("operator {} failed: {}", Describe(*op),
+                                   InferStatusName(status)));
+    }
+  }
+  std::vector<std::vector<sftensor>> outputs;
+  for (RuntimeOperator* op : outputs_) {
+    std::vector<sftensor> batch_out;
+    for (const RuntimeOperand* operand : op->input_operands) {
+      for (const sftensor& tensor : operand->datas) batch_out.push_back(TensorClone(tensor));
+    }
+    outputs.push_back(std::move(batch_out));
+  }
+  return outputs;
+}
+
+std::vector<sftensor> RuntimeGraph::Forward(const std::vector<sftensor>& batch) {
+  if (inputs_.size() != 1 || outputs_.size() != 1) {
+    throw GraphError(fmt::format("{}: the graph has {} inputs and {} outputs; use the "
+                                 "multi-input Forward",
+                                 param_path_, inputs_.size(), outputs_.size()));
+  }
+  return Forward(std::vector<std::vector<sftensor>>{batch}).front();
+}
+
+RuntimeOperator* RuntimeGraph::FindOperator(const std::string& name) const {
+  for (const auto& op : operators_) {
+    if (op->name == name) return op.get();
+  }
+  return nullptr;
+}
+
+}  // namespace kuiper

@@ -1,0 +1,116 @@
+// Core tests of the .npy reader and writer, against files NumPy itself wrote.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "kuiper/error.hpp"
+#include "kuiper/npy.hpp"
+
+namespace kuiper {
+namespace {
+
+const std::string kData = std::string(KUIPER_SOURCE_DIR) + "/kuiper/test/data/npy/";
+const std::string kScratch = std::string(KUIPER_BINARY_DIR) + "/npy_test_";
+
+TEST(Npy, ReadsFloat32WrittenByNumpy) {
+  // np.arange(6, dtype=np.float32).reshape(2, 3)
+  const NpyArray a = LoadNpy(kData + "arange_2x3_f4.npy");
+  EXPECT_EQ(a.shape, std::vector<int64_t>({2, 3}));
+  EXPECT_EQ(a.data, std::vector<float>({0, 1, 2, 3, 4, 5}));
+}
+
+TEST(Npy, ConvertsFloat64AndInt64) {
+  // np.array([[0.5, -1.25]]) and np.array([[7, -3]]) (int64)
+  EXPECT_EQ(LoadNpy(kData + "f8.npy").data, std::vector<float>({0.5f, -1.25f}));
+  EXPECT_EQ(LoadNpy(kData + "i8.npy").data, std::vector<float>({7, -3}));
+}
+
+TEST(Npy, RoundTripsThroughSave) {
+  NpyArray a{{2, 1, 3}, {1, 2, 3, 4, 5, 6}};
+  SaveNpy(kScratch + "roundtrip.npy", a);
+  const NpyArray b = LoadNpy(kScratch + "roundtrip.npy");
+  EXPECT_EQ(b.shape, a.shape);
+  EXPECT_EQ(b.data, a.data);
+}
+
+TEST(Npy, SavesOneDimensionalShapeAsPythonTuple) {
+  SaveNpy(kScratch + "one_d.npy", NpyArray{{3}, {1, 2, 3}});
+  std::ifstream file(kScratch + "one_d.npy", std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(file)), {});
+  EXPECT_NE(text.find("'shape': (3,)"), std::string::npos);
+  EXPECT_EQ((text.find('\n') + 1) % 64, 0u) << "data starts on a 64-byte boundary";
+}
+
+TEST(Npy, BatchSplitsTheFirstDimensionRowMajor) {
+  const NpyArray a{{2, 2, 3}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}};
+  const auto batch = NpyToBatch(a);
+  ASSERT_EQ(batch.size(), 2u);
+  EXPECT_EQ(batch[1]->raw_shapes(), std::vector<uint32_t>({2, 3}));
+  EXPECT_EQ(batch[1]->at(0, 1, 0), 9.f);
+  const NpyArray back = BatchToNpy(batch);
+  EXPECT_EQ(back.shape, a.shape);
+  EXPECT_EQ(back.data, a.data);
+}
+
+TEST(Npy, BatchOfOneDimensionalItems) {
+  const auto batch = NpyToBatch(NpyArray{{3, 2}, {1, 2, 3, 4, 5, 6}});
+  ASSERT_EQ(batch.size(), 3u);
+  EXPECT_EQ(batch[2]->raw_shapes(), std::vector<uint32_t>({2}));
+  EXPECT_EQ(batch[2]->values(), std::vector<float>({5, 6}));
+}
+
+TEST(Npy, RankOneOrFiveIsNotABatch) {
+  EXPECT_THROW(NpyToBatch(NpyArray{{3}, {1, 2, 3}}), ShapeError);
+  EXPECT_THROW(NpyToBatch(NpyArray{{1, 1, 1, 1, 1}, {1}}), ShapeError);
+}
+
+void ExpectParseError(const std::string& bytes, const std::string& expected_words) {
+  const std::string path = kScratch + "bad.npy";
+  std::ofstream(path, std::ios::binary) << bytes;
+  try {
+    LoadNpy(path);
+    FAIL() << "expected ParseError mentioning: " << expected_words;
+  } catch (const ParseError& e) {
+    EXPECT_NE(std::string(e.what()).find(expected_words), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+  }
+}
+
+std::string Header(const std::string& dict) {
+  std::string h = dict + "\n";
+  return std::string("\x93NUMPY\x01\x00", 8) + char(h.size() & 0xff) + char(h.size() >> 8) + h;
+}
+
+TEST(NpyErrors, MissingFile) { EXPECT_THROW(LoadNpy(kData + "absent.npy"), ParseError); }
+TEST(NpyErrors, BadMagic) { ExpectParseError("PK\x03\x04 not numpy", "magic"); }
+TEST(NpyErrors, HeaderCutOff) {
+  ExpectParseError(std::string("\x93NUMPY\x01\x00\xff\x00{'descr'", 17), "cut off");
+}
+TEST(NpyErrors, FortranOrder) {
+  ExpectParseError(Header("{'descr': '<f4', 'fortran_order': True, 'shape': (1,), }") +
+                       std::string(4, '\0'),
+                   "Fortran");
+}
+TEST(NpyErrors, BigEndian) {
+  ExpectParseError(Header("{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }") +
+                       std::string(4, '\0'),
+                   "big-endian");
+}
+TEST(NpyErrors, UnsupportedDtype) {
+  ExpectParseError(Header("{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }"),
+                   "dtype");
+}
+TEST(NpyErrors, TooLittleData) {
+  ExpectParseError(Header("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }") +
+                       std::string(8, '\0'),
+                   "needs 24 bytes");
+}
+TEST(NpyErrors, ShapeOverflowIsRefusedBeforeAllocating) {
+  ExpectParseError(
+      Header("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }"),
+      "2^31");
+}
+
+}  // namespace
+}  // namespace kuiper

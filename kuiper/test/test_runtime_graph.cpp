@@ -1,0 +1,129 @@
+// Core tests of RuntimeGraph that need no lab: loading the topology, the
+// depth-first order, and what Build and Forward report.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "kuiper/error.hpp"
+#include "kuiper/graph.hpp"
+#include "kuiper/layer.hpp"
+
+namespace kuiper {
+namespace {
+
+const std::string kSource = KUIPER_SOURCE_DIR;
+
+void ExpectValidOrder(const RuntimeGraph& graph, const std::vector<RuntimeOperator*>& order) {
+  ASSERT_EQ(order.size(), graph.operators().size());
+  std::map<const RuntimeOperator*, size_t> position;
+  for (size_t i = 0; i < order.size(); ++i) {
+    EXPECT_TRUE(position.emplace(order[i], i).second) << order[i]->name << " appears twice";
+  }
+  for (const auto& op : graph.operators()) {
+    for (const RuntimeOperator* consumer : op->output_operators) {
+      EXPECT_LT(position.at(op.get()), position.at(consumer)) << op->name << " -> "
+                                                              << consumer->name;
+    }
+  }
+}
+
+class ModelTopology : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ModelTopology, ReverseTopoIsAValidOrderFromInputToOutput) {
+  RuntimeGraph graph(kSource + "/models/fixtures/" + GetParam() + ".pnnx.param", "");
+  graph.InitTopology();
+  const auto order = graph.ReverseTopo();
+  ExpectValidOrder(graph, order);
+  EXPECT_EQ(order.front()->type, "pnnx.Input");
+  EXPECT_EQ(order.back()->type, "pnnx.Output");
+}
+
+TEST_P(ModelTopology, EdgesFollowTheOperands) {
+  RuntimeGraph graph(kSource + "/models/fixtures/" + GetParam() + ".pnnx.param", "");
+  graph.InitTopology();
+  for (const auto& op : graph.operators()) {
+    for (const RuntimeOperator* producer : op->input_operators) {
+      bool feeds = false;
+      for (const RuntimeOperand* operand : op->input_operands) {
+        feeds = feeds || operand == producer->output_operand;
+      }
+      EXPECT_TRUE(feeds) << producer->name << " is listed as an input of " << op->name;
+    }
+  }
+  EXPECT_EQ(graph.input_operators().size(), 1u);
+  EXPECT_EQ(graph.output_operators().size(), 1u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Core, ModelTopology, ::testing::Values("resnet18", "yolov5s"));
+
+TEST(RuntimeGraph, ResNet18HasTheExpectedOperatorCounts) {
+  RuntimeGraph graph(kSource + "/models/fixtures/resnet18.pnnx.param", "");
+  graph.InitTopology();
+  std::map<std::string, int> counts;
+  for (const auto& op : graph.operators()) ++counts[op->type];
+  // torchvision resnet18 with BatchNorm folded: 20 convolutions (17 3x3/7x7 +
+  // 3 downsample 1x1), 17 ReLUs, 8 residual additions.
+  EXPECT_EQ(counts["nn.Conv2d"], 20);
+  EXPECT_EQ(counts["nn.ReLU"], 17);
+  EXPECT_EQ(counts["pnnx.Expression"], 8);
+  EXPECT_EQ(counts["nn.Linear"], 1);
+  EXPECT_EQ(counts["nn.BatchNorm2d"], 0);
+}
+
+TEST(RuntimeGraph, DepthFirstOrderReportsACycle) {
+  RuntimeGraph graph(kSource + "/kuiper/test/data/graph/cycle_only.pnnx.param", "");
+  graph.InitTopology();
+  EXPECT_THROW(graph.ReverseTopo(), GraphError);
+}
+
+TEST(RuntimeGraph, BuildListsEveryUnknownLayerTypeAtOnce) {
+  RuntimeGraph graph(kSource + "/kuiper/test/data/graph/unknown_layers.pnnx.param", "");
+  graph.InitTopology();
+  try {
+    graph.Build();
+    FAIL() << "Build must refuse unknown layer types";
+  } catch (const LayerError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("2 type(s)"), std::string::npos) << what;
+    EXPECT_NE(what.find("made.Up (operators first, third)"), std::string::npos) << what;
+    EXPECT_NE(what.find("also.Unknown (operators second)"), std::string::npos) << what;
+  }
+}
+
+TEST(RuntimeGraph, ForwardBeforeBuildThrows) {
+  RuntimeGraph graph(kSource + "/kuiper/test/data/graph/unknown_layers.pnnx.param", "");
+  graph.InitTopology();
+  EXPECT_THROW(graph.Forward(std::vector<sftensor>{TensorCreate({2, 3, 4})}), GraphError);
+}
+
+TEST(RuntimeGraph, MissingFileIsAParseError) {
+  RuntimeGraph graph(kSource + "/no/such/model.pnnx.param", "");
+  EXPECT_THROW(graph.InitTopology(), ParseError);
+}
+
+TEST(BatchItemShape, DropsTheBatchDimension) {
+  EXPECT_EQ(BatchItemShape({1, 3, 224, 224}), std::vector<uint32_t>({3, 224, 224}));
+  EXPECT_EQ(BatchItemShape({4, 1000}), std::vector<uint32_t>({1000}));
+  EXPECT_EQ(BatchItemShape({1, 25200, 85}), std::vector<uint32_t>({25200, 85}));
+  EXPECT_THROW(BatchItemShape({1, -1, 4}), ShapeError);
+  EXPECT_THROW(BatchItemShape({1, 2, 3, 4, 5}), ShapeError);
+  EXPECT_THROW(BatchItemShape({8}), ShapeError);
+}
+
+TEST(LayerRegisterer, UnknownTypeNamesTypeAndOperator) {
+  RuntimeOperator op;
+  op.type = "nn.DoesNotExist";
+  op.name = "mystery";
+  try {
+    LayerRegisterer::CreateLayer(op);
+    FAIL();
+  } catch (const LayerError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("'mystery'"), std::string::npos) << what;
+    EXPECT_NE(what.find("'nn.DoesNotExist'"), std::string::npos) << what;
+  }
+}
+
+}  // namespace
+}  // namespace kuiper
