@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# The project's one test command. Installs the missing Debian packages, builds the
+# `solutions` and `student` presets, then checks (DESIGN.md, "The lab mechanism"):
+#   - every test passes in the solutions build;
+#   - the student build's core tests pass and every lab label fails with NotImplemented;
+#   - tools/labs check (skeletons equal their solutions outside the fences).
+# The last line is "N passed, M failed"; the exit status is 0 iff M == 0.
+# Labels `layers` and `final` need every lab and are only required to pass in the solutions build.
+# Options: --no-install (skip apt), --quick (skip apt, and configure when a build exists).
+set -euo pipefail
+
+# Debian 12 packages the project needs; append here.
+PACKAGES=(
+  cmake ninja-build g++ pkg-config
+  libarmadillo-dev libopenblas-dev libgoogle-glog-dev libgtest-dev libgmock-dev
+  libbenchmark-dev libzip-dev libcli11-dev libfmt-dev libopencv-dev
+  python3-torch python3-torchvision python3-numpy clang-format
+)
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+install=1 quick=0
+for arg in "$@"; do
+  case "$arg" in
+    --no-install) install=0 ;;
+    --quick) install=0 quick=1 ;;
+    -h|--help) sed -n '2,8s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    *) echo "scripts/test.sh: unknown option $arg (try --help)" >&2; exit 2 ;;
+  esac
+done
+
+LOGS=build/test-logs
+mkdir -p "$LOGS"
+passed=0 failed=0
+
+# record NAME STATUS: counts one check and prints PASS/FAIL NAME.
+record() {
+  if [[ $2 -eq 0 ]]; then echo "PASS $1"; passed=$((passed + 1))
+  else echo "FAIL $1"; failed=$((failed + 1)); fi
+}
+
+# logged LOG CMD...: runs CMD with its output in $LOGS/LOG.log; shows the tail on failure.
+logged() {
+  local log="$LOGS/$1.log" status=0
+  shift
+  "$@" >"$log" 2>&1 || status=$?
+  if [[ $status -ne 0 ]]; then tail -n 30 "$log"; echo "(full output: $log)"; fi
+  return "$status"
+}
+
+install_missing() {
+  local missing=() sudo=()
+  for pkg in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || missing+=("$pkg")
+  done
+  [[ ${#missing[@]} -eq 0 ]] && return 0
+  [[ $(id -u) -eq 0 ]] || sudo=(sudo)
+  echo "Installing missing packages: ${missing[*]}"
+  "${sudo[@]}" apt-get update -q &&
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+      apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+build() {  # build PRESET
+  if [[ $quick -eq 0 || ! -f build/$1/CMakeCache.txt ]]; then
+    logged "configure-$1" cmake --preset "$1" || return
+  fi
+  logged "build-$1" cmake --build --preset "$1" -j2
+}
+
+# run_ctest LOG ARGS...: ctest with ARGS, prints its summary line, returns its status.
+run_ctest() {
+  local log="$LOGS/$1.log" status=0
+  shift
+  ctest "$@" -j2 >"$log" 2>&1 || status=$?
+  grep -E '% tests passed|No tests were found' "$log" | sed "s/^/  ctest $* : /" || true
+  return "$status"
+}
+
+# show_failures LOG: the failed tests listed at the end of a ctest log, and where the log is.
+show_failures() {
+  sed -n '/The following tests FAILED/,/Errors while running/p' "$1" | head -n 20
+  echo "(full output: $1)"
+}
+
+if [[ $install -eq 1 ]]; then
+  status=0; install_missing || status=$?; record "install Debian packages" $status
+fi
+
+declare -A built
+for preset in solutions student; do
+  status=0; build $preset || status=$?; record "configure and build preset $preset" $status
+  built[$preset]=$status
+done
+
+if [[ ${built[solutions]} -eq 0 ]]; then
+  status=0; run_ctest solutions --preset solutions || status=$?
+  [[ $status -eq 0 ]] || show_failures "$LOGS/solutions.log"
+  record "solutions build: every test passes" $status
+else
+  echo "  (solutions tests not run: the build failed)"
+fi
+
+if [[ ${built[student]} -eq 0 ]]; then
+  status=0; run_ctest student-core --preset student -L '^core$' || status=$?
+  [[ $status -eq 0 ]] || show_failures "$LOGS/student-core.log"
+  record "student build: core tests pass" $status
+
+  labels=$(ctest --preset student --print-labels 2>/dev/null | sed -n '/All Labels:/,$p' |
+    tail -n +2 | awk '$1 ~ /^course[0-9]+$/ {print $1}' | sort -V || true)
+  status=0; [[ -n $labels ]] || status=1
+  record "student build: lab labels found ($(echo $labels))" $status
+  for label in $labels; do
+    status=0
+    if run_ctest "student-$label" --preset student -L "^$label\$" --output-on-failure; then
+      status=1; echo "  every $label test passes in the student build: is a TODO solved in $label?"
+    elif ! grep -q NotImplemented "$LOGS/student-$label.log"; then
+      status=1; echo "  no NotImplemented in the $label failures:"
+      show_failures "$LOGS/student-$label.log"
+    fi
+    record "student build: $label fails with NotImplemented" $status
+  done
+else
+  echo "  (student tests not run: the build failed)"
+fi
+
+status=0; tools/labs check || status=$?
+record "tools/labs check" $status
+
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]
