@@ -87,8 +87,8 @@ struct Operand {
 };
 
 struct Operator {
-  std::string type;  // e.g. "nn.Conv2d", "pnnx.Input"
-  std::string name;  // unique in the graph; names the operator's .bin entries
+  std::string type;          // e.g. "nn.Conv2d", "pnnx.Input"
+  std::string name;          // unique in the graph; names the operator's .bin entries
   std::vector<int> inputs;   // operand indices, in the order of the line
   std::vector<int> outputs;  // operand indices, in the order of the line
   // One entry per input: the name given by a `$name=operand` item, or "".

@@ -4,11 +4,12 @@
 // zip64 records; older PNNX and Python's zipfile write plain zip; a user may
 // recompress with deflate. libzip reads all of them, so we do not parse zip
 // structures ourselves.
-#include <algorithm>
 #include <fmt/format.h>
+#include <zip.h>
+
+#include <algorithm>
 #include <memory>
 #include <optional>
-#include <zip.h>
 
 #include "kuiper/error.hpp"
 #include "kuiper/pnnx.hpp"
@@ -83,9 +84,10 @@ std::vector<char> LoadAttribute(zip_t* zip, const std::string& entry, const std:
                                 const Attribute& attr) {
   const std::optional<uint64_t> count = internal::ElementCount(attr.shape);
   if (!count || attr.type == DataType::kNull) {
-    throw ParseError(fmt::format("{}: cannot hold {}: a data type and at most 2^31 elements are "
-                                 "expected",
-                                 where, internal::ShapeText(attr.shape, attr.type)));
+    throw ParseError(
+        fmt::format("{}: cannot hold {}: a data type and at most 2^31 elements are "
+                    "expected",
+                    where, internal::ShapeText(attr.shape, attr.type)));
   }
   const uint64_t size = *count * DataTypeSize(attr.type);
   zip_stat_t stat;
@@ -110,9 +112,9 @@ void LoadBin(Graph& graph, const std::string& bin_path) {
   for (const Operator& op : graph.operators) {
     for (const auto& [key, attr] : op.attrs) {
       const std::string entry = op.name + "." + key;
-      const std::string where = fmt::format(
-          "{}: entry '{}' (attribute @{} of operator '{}' on param line {})", bin_path, entry,
-          key, op.name, op.line);
+      const std::string where =
+          fmt::format("{}: entry '{}' (attribute @{} of operator '{}' on param line {})", bin_path,
+                      entry, key, op.name, op.line);
       loaded.push_back(LoadAttribute(zip.get(), entry, where, attr));
     }
   }

@@ -10,11 +10,12 @@
 // annotations. Every check that PNNX's own reader leaves to luck (counts,
 // token numbers, dangling operands) is made here, so bad files give a
 // ParseError naming the line instead of a crash.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
-#include <fmt/format.h>
 #include <fstream>
 #include <optional>
 #include <tuple>
@@ -130,8 +131,8 @@ Parameter ParseArray(std::string_view text) {
 std::pair<std::vector<int>, DataType> ParseShapeType(std::string_view text, bool allow_unknown) {
   const size_t close = text.find(')');
   if (text.empty() || text[0] != '(' || close == std::string_view::npos) {
-    throw ParseError(fmt::format("expected (shape)type such as (1,3,224,224)f32, found {}",
-                                 Quote(text)));
+    throw ParseError(
+        fmt::format("expected (shape)type such as (1,3,224,224)f32, found {}", Quote(text)));
   }
   std::vector<int> shape;
   const std::string_view dims = text.substr(1, close - 1);
@@ -143,9 +144,9 @@ std::pair<std::vector<int>, DataType> ParseShapeType(std::string_view text, bool
       }
       const std::optional<int> value = ParseInt(dim);
       if (!value || *value < 0) {
-        throw ParseError(fmt::format("dim {} in {} is not {}", Quote(dim), Quote(text),
-                                     allow_unknown ? "a non-negative integer or ?"
-                                                   : "a non-negative integer"));
+        throw ParseError(
+            fmt::format("dim {} in {} is not {}", Quote(dim), Quote(text),
+                        allow_unknown ? "a non-negative integer or ?" : "a non-negative integer"));
       }
       shape.push_back(*value);
     }
@@ -175,7 +176,8 @@ class ParamReader {
         }
       } else if (line_number == 2) {
         if (tokens.size() != 2) {
-          Fail(2, fmt::format("expected '<operator count> <operand count>', found {}", Quote(line)));
+          Fail(2,
+               fmt::format("expected '<operator count> <operand count>', found {}", Quote(line)));
         }
         operator_count = ParseCounts(tokens[0], "operator count");
         operand_count = ParseCounts(tokens[1], "operand count");
@@ -221,9 +223,9 @@ class ParamReader {
 
   void ParseOperator(int line_number, const std::vector<std::string_view>& tokens) {
     if (tokens.size() < 4) {
-      throw ParseError(fmt::format(
-          "expected '<type> <name> <input count> <output count> ...', found {} tokens",
-          tokens.size()));
+      throw ParseError(
+          fmt::format("expected '<type> <name> <input count> <output count> ...', found {} tokens",
+                      tokens.size()));
     }
     const int index = static_cast<int>(graph_.operators.size());
     Operator op;
@@ -234,13 +236,13 @@ class ParamReader {
     const int n_out = ParseOperandCount(tokens[3], "output count");
     const size_t first_item = 4 + static_cast<size_t>(n_in) + static_cast<size_t>(n_out);
     if (tokens.size() < first_item) {
-      throw ParseError(fmt::format(
-          "{} inputs and {} outputs need {} operand names, but the line has only {}", n_in,
-          n_out, first_item - 4, tokens.size() - 4));
+      throw ParseError(
+          fmt::format("{} inputs and {} outputs need {} operand names, but the line has only {}",
+                      n_in, n_out, first_item - 4, tokens.size() - 4));
     }
     if (const auto [it, fresh] = operator_lines_.emplace(op.name, line_number); !fresh) {
-      throw ParseError(fmt::format("operator name '{}' is already used on line {}", op.name,
-                                   it->second));
+      throw ParseError(
+          fmt::format("operator name '{}' is already used on line {}", op.name, it->second));
     }
     for (size_t t = 4; t < first_item; ++t) {
       const int operand = OperandIndex(tokens[t]);
@@ -250,10 +252,14 @@ class ParamReader {
         graph_.operands[operand].consumers.push_back(index);
       } else {
         Operand& produced = graph_.operands[operand];
+        if (produced.producer == index) {
+          throw ParseError(fmt::format("operand '{}' is listed twice as an output", produced.name));
+        }
         if (produced.producer != -1) {
           const Operator& first = graph_.operators[produced.producer];
-          throw ParseError(fmt::format("operand '{}' is already produced by operator '{}' on line {}",
-                                       produced.name, first.name, first.line));
+          throw ParseError(
+              fmt::format("operand '{}' is already produced by operator '{}' on line {}",
+                          produced.name, first.name, first.line));
         }
         produced.producer = index;
         op.outputs.push_back(operand);
@@ -282,7 +288,11 @@ class ParamReader {
     }
     const auto [it, fresh] =
         operand_index_.emplace(std::string(name), static_cast<int>(graph_.operands.size()));
-    if (fresh) graph_.operands.push_back(Operand{.name = std::string(name)});
+    if (fresh) {
+      Operand operand;
+      operand.name = name;
+      graph_.operands.push_back(std::move(operand));
+    }
     return it->second;
   }
 
@@ -290,18 +300,22 @@ class ParamReader {
     const size_t equals = item.find('=');
     const bool has_sigil = !item.empty() && (item[0] == '@' || item[0] == '$' || item[0] == '#');
     if (equals == std::string_view::npos || equals == (has_sigil ? 1u : 0u)) {
-      throw ParseError(fmt::format(
-          "expected key=value, @attribute=(shape)type, $input=operand or "
-          "#operand=(shape)type, found {}",
-          Quote(item)));
+      throw ParseError(
+          fmt::format("expected key=value, @attribute=(shape)type, $input=operand or "
+                      "#operand=(shape)type, found {}",
+                      Quote(item)));
     }
     const std::string key(item.substr(has_sigil ? 1 : 0, equals - (has_sigil ? 1 : 0)));
     const std::string_view value = item.substr(equals + 1);
     switch (item[0]) {
-      case '@': return ParseAttribute(key, value, op);
-      case '$': return ParseInputName(key, value, op);
-      case '#': return ParseAnnotation(key, value, op);
-      default: return ParseParam(key, value, op);
+      case '@':
+        return ParseAttribute(key, value, op);
+      case '$':
+        return ParseInputName(key, value, op);
+      case '#':
+        return ParseAnnotation(key, value, op);
+      default:
+        return ParseParam(key, value, op);
     }
   }
 
@@ -329,8 +343,8 @@ class ParamReader {
     }
     // Checked here, before LoadBin allocates anything for the data.
     if (!internal::ElementCount(attr.shape)) {
-      throw ParseError(fmt::format("attribute @{}: shape {} has more than 2^31 elements", key,
-                                   Quote(value)));
+      throw ParseError(
+          fmt::format("attribute @{}: shape {} has more than 2^31 elements", key, Quote(value)));
     }
     if (!op.attrs.emplace(key, std::move(attr)).second) {
       throw ParseError(fmt::format("attribute @{} appears twice", key));
@@ -346,9 +360,10 @@ class ParamReader {
         return;
       }
     }
-    throw ParseError(fmt::format("${}={} names operand '{}', which is not an unnamed input of "
-                                 "this operator",
-                                 key, operand, operand));
+    throw ParseError(
+        fmt::format("${}={} names operand '{}', which is not an unnamed input of "
+                    "this operator",
+                    key, operand, operand));
   }
 
   void ParseAnnotation(const std::string& operand, std::string_view value, Operator& op) {

@@ -1,9 +1,10 @@
 // Data types of PNNX attributes and operands, and conversion of raw attribute
 // bytes to float.
+#include <fmt/format.h>
+
 #include <bit>
 #include <cmath>
 #include <cstring>
-#include <fmt/format.h>
 #include <limits>
 
 #include "kuiper/error.hpp"
@@ -17,32 +18,52 @@ static_assert(std::endian::native == std::endian::little,
 
 size_t DataTypeSize(DataType type) {
   switch (type) {
-    case DataType::kNull: return 0;
-    case DataType::kF32: return 4;
-    case DataType::kF64: return 8;
-    case DataType::kF16: return 2;
-    case DataType::kI64: return 8;
-    case DataType::kI32: return 4;
-    case DataType::kI16: return 2;
-    case DataType::kI8: return 1;
-    case DataType::kU8: return 1;
-    case DataType::kBool: return 1;
+    case DataType::kNull:
+      return 0;
+    case DataType::kF32:
+      return 4;
+    case DataType::kF64:
+      return 8;
+    case DataType::kF16:
+      return 2;
+    case DataType::kI64:
+      return 8;
+    case DataType::kI32:
+      return 4;
+    case DataType::kI16:
+      return 2;
+    case DataType::kI8:
+      return 1;
+    case DataType::kU8:
+      return 1;
+    case DataType::kBool:
+      return 1;
   }
   return 0;
 }
 
 std::string_view DataTypeName(DataType type) {
   switch (type) {
-    case DataType::kNull: return "null";
-    case DataType::kF32: return "f32";
-    case DataType::kF64: return "f64";
-    case DataType::kF16: return "f16";
-    case DataType::kI64: return "i64";
-    case DataType::kI32: return "i32";
-    case DataType::kI16: return "i16";
-    case DataType::kI8: return "i8";
-    case DataType::kU8: return "u8";
-    case DataType::kBool: return "bool";
+    case DataType::kNull:
+      return "null";
+    case DataType::kF32:
+      return "f32";
+    case DataType::kF64:
+      return "f64";
+    case DataType::kF16:
+      return "f16";
+    case DataType::kI64:
+      return "i64";
+    case DataType::kI32:
+      return "i32";
+    case DataType::kI16:
+      return "i16";
+    case DataType::kI8:
+      return "i8";
+    case DataType::kU8:
+      return "u8";
+    case DataType::kBool:
+      return "bool";
   }
   return "null";
 }
@@ -50,9 +71,9 @@ std::string_view DataTypeName(DataType type) {
 namespace internal {
 
 DataType ParseDataType(std::string_view name) {
-  for (DataType type : {DataType::kNull, DataType::kF32, DataType::kF64, DataType::kF16,
-                        DataType::kI64, DataType::kI32, DataType::kI16, DataType::kI8,
-                        DataType::kU8, DataType::kBool}) {
+  for (DataType type :
+       {DataType::kNull, DataType::kF32, DataType::kF64, DataType::kF16, DataType::kI64,
+        DataType::kI32, DataType::kI16, DataType::kI8, DataType::kU8, DataType::kBool}) {
     if (name == DataTypeName(type)) return type;
   }
   // PNNX can also write complex and bfloat16 tensors; no layer of ours uses them.
@@ -126,16 +147,35 @@ std::vector<float> Attribute::ToFloat() const {
   std::vector<float> out(count);
   for (size_t i = 0; i < count; ++i) {
     switch (type) {
-      case DataType::kF32: out[i] = Element<float>(data, i); break;
-      case DataType::kF64: out[i] = static_cast<float>(Element<double>(data, i)); break;
-      case DataType::kF16: out[i] = HalfToFloat(Element<uint16_t>(data, i)); break;
-      case DataType::kI64: out[i] = static_cast<float>(Element<int64_t>(data, i)); break;
-      case DataType::kI32: out[i] = static_cast<float>(Element<int32_t>(data, i)); break;
-      case DataType::kI16: out[i] = Element<int16_t>(data, i); break;
-      case DataType::kI8: out[i] = Element<int8_t>(data, i); break;
-      case DataType::kU8: out[i] = Element<uint8_t>(data, i); break;
-      case DataType::kBool: out[i] = Element<uint8_t>(data, i) != 0 ? 1.f : 0.f; break;
-      case DataType::kNull: break;  // rejected above
+      case DataType::kF32:
+        out[i] = Element<float>(data, i);
+        break;
+      case DataType::kF64:
+        out[i] = static_cast<float>(Element<double>(data, i));
+        break;
+      case DataType::kF16:
+        out[i] = HalfToFloat(Element<uint16_t>(data, i));
+        break;
+      case DataType::kI64:
+        out[i] = static_cast<float>(Element<int64_t>(data, i));
+        break;
+      case DataType::kI32:
+        out[i] = static_cast<float>(Element<int32_t>(data, i));
+        break;
+      case DataType::kI16:
+        out[i] = Element<int16_t>(data, i);
+        break;
+      case DataType::kI8:
+        out[i] = Element<int8_t>(data, i);
+        break;
+      case DataType::kU8:
+        out[i] = Element<uint8_t>(data, i);
+        break;
+      case DataType::kBool:
+        out[i] = Element<uint8_t>(data, i) != 0 ? 1.f : 0.f;
+        break;
+      case DataType::kNull:
+        break;  // rejected above
     }
   }
   return out;
