@@ -6,6 +6,7 @@
 //   std::vector<sftensor> out = graph.Forward(batch);
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -26,6 +27,9 @@ class RuntimeGraph {
   // An empty bin_path loads the structure only: attributes keep their type and
   // shape but no data. Enough to inspect or order a graph, not to run it.
   RuntimeGraph(std::string param_path, std::string bin_path);
+  // A graph already in memory (e.g. converted from ONNX); Init() takes it
+  // instead of reading files. `name` stands for the file in error messages.
+  RuntimeGraph(pnnx::Graph graph, std::string name);
   ~RuntimeGraph();
 
   // Reads the files and builds operators, operands, parameters, attributes
@@ -48,6 +52,12 @@ class RuntimeGraph {
   std::vector<std::vector<sftensor>> Forward(const std::vector<std::vector<sftensor>>& inputs);
   // The common case of one input and one output.
   std::vector<sftensor> Forward(const std::vector<sftensor>& batch);
+
+  // Optional per-operator timing: when set, Forward calls `profiler` after each
+  // layer with the operator and its Forward() wall time in milliseconds (used
+  // by `kuiper bench --profile`). An empty function turns timing off.
+  using Profiler = std::function<void(const RuntimeOperator& op, double ms)>;
+  void set_profiler(Profiler profiler) { profiler_ = std::move(profiler); }
 
   // Topological orders. Both throw GraphError naming an operator on a cycle.
   std::vector<RuntimeOperator*> ReverseTopo() const;
@@ -73,6 +83,7 @@ class RuntimeGraph {
 
   std::string param_path_;
   std::string bin_path_;
+  std::unique_ptr<pnnx::Graph> memory_graph_;  // set by the in-memory constructor
   std::vector<std::unique_ptr<RuntimeOperator>> operators_;
   std::vector<std::unique_ptr<RuntimeOperand>> operands_;
   std::map<const RuntimeOperand*, RuntimeOperator*> producers_;
@@ -81,6 +92,7 @@ class RuntimeGraph {
   std::vector<RuntimeOperator*> outputs_;
   uint32_t allocated_batch_ = 0;
   bool built_ = false;
+  Profiler profiler_;
 };
 
 // Shape of one batch item of an operand whose annotated shape is `shapes`

@@ -117,4 +117,12 @@ void LoadBin(Graph& graph, const std::string& bin_path);
 // LoadParam followed by LoadBin.
 Graph Load(const std::string& param_path, const std::string& bin_path);
 
+// Writes `graph` as a .pnnx.param text file and a .pnnx.bin zip (entries
+// "<operator name>.<attribute name>", stored uncompressed), so that Load reads
+// back the same operators, parameters, attributes and annotated operands
+// (floats written to round-trip exactly). Operator and operand names must not
+// contain spaces or '='. Throws Error when a file cannot be written or a name
+// cannot be written.
+void Save(const Graph& graph, const std::string& param_path, const std::string& bin_path);
+
 }  // namespace kuiper::pnnx

@@ -2,6 +2,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <chrono>
 #include <set>
 
 #include "kuiper/graph.hpp"
@@ -34,6 +35,9 @@ std::vector<uint32_t> BatchItemShape(const std::vector<int>& shapes) {
 RuntimeGraph::RuntimeGraph(std::string param_path, std::string bin_path)
     : param_path_(std::move(param_path)), bin_path_(std::move(bin_path)) {}
 
+RuntimeGraph::RuntimeGraph(pnnx::Graph graph, std::string name)
+    : param_path_(std::move(name)), memory_graph_(std::make_unique<pnnx::Graph>(std::move(graph))) {}
+
 RuntimeGraph::~RuntimeGraph() = default;
 
 void RuntimeGraph::Init() { Load(/*with_params=*/true); }
@@ -41,8 +45,10 @@ void RuntimeGraph::Init() { Load(/*with_params=*/true); }
 void RuntimeGraph::InitTopology() { Load(/*with_params=*/false); }
 
 void RuntimeGraph::Load(bool with_params) {
-  pnnx::Graph graph = bin_path_.empty() || !with_params ? pnnx::LoadParam(param_path_)
-                                                        : pnnx::Load(param_path_, bin_path_);
+  // A copy of the in-memory graph: its attributes move into the operators below.
+  pnnx::Graph graph = memory_graph_                          ? *memory_graph_
+                      : bin_path_.empty() || !with_params ? pnnx::LoadParam(param_path_)
+                                                          : pnnx::Load(param_path_, bin_path_);
   operators_.clear();
   operands_.clear();
   built_ = false;
@@ -235,7 +241,13 @@ std::vector<std::vector<sftensor>> RuntimeGraph::Forward(
   if (batch != allocated_batch_) AllocateOutputs(batch);
   for (RuntimeOperator* op : topo_operators_) {
     if (!op->layer) continue;
+    const auto start = std::chrono::steady_clock::now();
     const InferStatus status = op->layer->Forward();
+    if (profiler_) {
+      const std::chrono::duration<double, std::milli> elapsed =
+          std::chrono::steady_clock::now() - start;
+      profiler_(*op, elapsed.count());
+    }
     if (status != InferStatus::kInferSuccess) {
       throw LayerError(fmt::format("operator {} failed: {}", Describe(*op),
                                    InferStatusName(status)));

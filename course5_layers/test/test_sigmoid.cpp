@@ -1,0 +1,155 @@
+// course5_layers: Sigmoid, SigmoidLayer::Forward and its registration.
+// Expected values come from 1 / (1 + std::exp(-x)) written in the test.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "kuiper/error.hpp"
+#include "kuiper/layer.hpp"
+#include "kuiper/layers/sigmoid.hpp"
+
+namespace kuiper {
+namespace {
+
+float Reference(float x) { return 1.f / (1.f + std::exp(-x)); }
+
+sftensor Ramp(uint32_t c, uint32_t h, uint32_t w, float start, float step) {
+  sftensor t = TensorCreate(c, h, w);
+  for (uint32_t i = 0; i < t->size(); ++i) t->index(i) = start + step * static_cast<float>(i);
+  return t;
+}
+
+TEST(Sigmoid, MatchesFormula) {
+  for (float x : {-20.f, -3.5f, -1.f, 0.f, 0.25f, 1.f, 4.f, 20.f}) {
+    EXPECT_NEAR(Sigmoid(x), Reference(x), 1e-6f) << "x = " << x;
+  }
+}
+
+TEST(Sigmoid, ZeroGivesOneHalf) { EXPECT_FLOAT_EQ(Sigmoid(0.f), 0.5f); }
+
+TEST(Sigmoid, SaturatesWithoutNan) {
+  EXPECT_EQ(Sigmoid(-1000.f), 0.f);
+  EXPECT_EQ(Sigmoid(1000.f), 1.f);
+  EXPECT_EQ(Sigmoid(-std::numeric_limits<float>::infinity()), 0.f);
+  EXPECT_EQ(Sigmoid(std::numeric_limits<float>::infinity()), 1.f);
+}
+
+TEST(SigmoidLayer, ForwardComputesEveryElementOfEveryItem) {
+  SigmoidLayer layer;
+  std::vector<sftensor> inputs = {Ramp(2, 3, 4, -6.f, 0.5f), Ramp(2, 3, 4, 1.f, -0.25f)};
+  std::vector<sftensor> outputs(2);
+  ASSERT_EQ(layer.Forward(inputs, outputs), InferStatus::kInferSuccess);
+  for (size_t b = 0; b < inputs.size(); ++b) {
+    ASSERT_NE(outputs[b], nullptr);
+    ASSERT_EQ(outputs[b]->raw_shapes(), inputs[b]->raw_shapes());
+    for (uint32_t c = 0; c < 2; ++c)
+      for (uint32_t r = 0; r < 3; ++r)
+        for (uint32_t col = 0; col < 4; ++col)
+          EXPECT_NEAR(outputs[b]->at(c, r, col), Reference(inputs[b]->at(c, r, col)), 1e-6f);
+  }
+}
+
+TEST(SigmoidLayer, ForwardKeepsOneAndTwoDimensionalShapes) {
+  SigmoidLayer layer;
+  sftensor vector = TensorCreate({5});
+  vector->Fill({-2, -1, 0, 1, 2});
+  sftensor matrix = TensorCreate({2, 3});
+  matrix->Fill({-3, -2, -1, 1, 2, 3});
+  std::vector<sftensor> outputs(1);
+  ASSERT_EQ(layer.Forward({vector}, outputs), InferStatus::kInferSuccess);
+  EXPECT_EQ(outputs[0]->raw_shapes(), std::vector<uint32_t>({5}));
+  EXPECT_NEAR(outputs[0]->index(4), Reference(2.f), 1e-6f);
+  ASSERT_EQ(layer.Forward({matrix}, outputs), InferStatus::kInferSuccess);
+  EXPECT_EQ(outputs[0]->raw_shapes(), std::vector<uint32_t>({2, 3}));
+  EXPECT_EQ(outputs[0]->values(true).size(), 6u);
+  EXPECT_NEAR(outputs[0]->values(true)[5], Reference(3.f), 1e-6f);
+}
+
+TEST(SigmoidLayer, ForwardLeavesInputUnchanged) {
+  SigmoidLayer layer;
+  sftensor input = Ramp(1, 2, 2, -1.f, 1.f);
+  const std::vector<float> before = input->values();
+  std::vector<sftensor> outputs(1);
+  ASSERT_EQ(layer.Forward({input}, outputs), InferStatus::kInferSuccess);
+  EXPECT_EQ(input->values(), before);
+  EXPECT_NE(outputs[0], input);
+}
+
+TEST(SigmoidLayer, ForwardWritesIntoAPreallocatedOutput) {
+  SigmoidLayer layer;
+  sftensor input = Ramp(1, 2, 2, 0.f, 1.f);
+  sftensor slot = TensorCreate(1, 2, 2);
+  std::vector<sftensor> outputs = {slot};
+  ASSERT_EQ(layer.Forward({input}, outputs), InferStatus::kInferSuccess);
+  EXPECT_NEAR(outputs[0]->at(0, 1, 1), Reference(3.f), 1e-6f);
+}
+
+TEST(SigmoidLayer, ForwardReplacesAnOutputOfTheWrongShape) {
+  SigmoidLayer layer;
+  sftensor input = Ramp(2, 2, 2, 0.f, 1.f);
+  std::vector<sftensor> outputs = {TensorCreate(1, 1, 1)};
+  ASSERT_EQ(layer.Forward({input}, outputs), InferStatus::kInferSuccess);
+  EXPECT_EQ(outputs[0]->raw_shapes(), std::vector<uint32_t>({2, 2, 2}));
+}
+
+TEST(SigmoidLayer, EmptyInputBatchIsReported) {
+  SigmoidLayer layer;
+  std::vector<sftensor> outputs(1);
+  EXPECT_EQ(layer.Forward({}, outputs), InferStatus::kInferFailedInputEmpty);
+}
+
+TEST(SigmoidLayer, NullOrEmptyInputTensorIsReported) {
+  SigmoidLayer layer;
+  std::vector<sftensor> outputs(2);
+  EXPECT_EQ(layer.Forward({Ramp(1, 1, 2, 0, 1), nullptr}, outputs),
+            InferStatus::kInferFailedInputEmpty);
+  EXPECT_EQ(layer.Forward({Ramp(1, 1, 2, 0, 1), std::make_shared<ftensor>()}, outputs),
+            InferStatus::kInferFailedInputEmpty);
+}
+
+TEST(SigmoidLayer, NoOutputSlotsIsReported) {
+  SigmoidLayer layer;
+  std::vector<sftensor> outputs;
+  EXPECT_EQ(layer.Forward({Ramp(1, 1, 2, 0, 1)}, outputs), InferStatus::kInferFailedOutputEmpty);
+}
+
+TEST(SigmoidLayer, BatchSizeMismatchIsReported) {
+  SigmoidLayer layer;
+  std::vector<sftensor> outputs(3);
+  EXPECT_EQ(layer.Forward({Ramp(1, 1, 2, 0, 1), Ramp(1, 1, 2, 0, 1)}, outputs),
+            InferStatus::kInferFailedInputOutSizeMatchError);
+}
+
+TEST(SigmoidLayer, FailedCheckLeavesOutputsAlone) {
+  SigmoidLayer layer;
+  sftensor slot = TensorCreate(1, 1, 2);
+  slot->Fill(7.f);
+  std::vector<sftensor> outputs = {slot, nullptr};
+  EXPECT_EQ(layer.Forward({Ramp(1, 1, 2, 0, 1), nullptr}, outputs),
+            InferStatus::kInferFailedInputEmpty);
+  EXPECT_EQ(outputs[0], slot);
+  EXPECT_EQ(slot->values(), std::vector<float>({7.f, 7.f}));
+}
+
+TEST(SigmoidRegistration, BothTypeNamesAreRegistered) {
+  EXPECT_TRUE(LayerRegisterer::HasCreator("nn.Sigmoid"));
+  EXPECT_TRUE(LayerRegisterer::HasCreator("F.sigmoid"));
+}
+
+TEST(SigmoidRegistration, RegistryCreatesAWorkingSigmoidLayer) {
+  for (const std::string type : {"nn.Sigmoid", "F.sigmoid"}) {
+    RuntimeOperator op;
+    op.type = type;
+    op.name = "sigmoid";
+    std::unique_ptr<Layer> layer = LayerRegisterer::CreateLayer(op);
+    ASSERT_NE(layer, nullptr) << type;
+    EXPECT_NE(dynamic_cast<SigmoidLayer*>(layer.get()), nullptr) << type;
+    std::vector<sftensor> outputs(1);
+    ASSERT_EQ(layer->Forward({Ramp(1, 1, 1, 0, 0)}, outputs), InferStatus::kInferSuccess);
+    EXPECT_FLOAT_EQ(outputs[0]->index(0), 0.5f);
+  }
+}
+
+}  // namespace
+}  // namespace kuiper

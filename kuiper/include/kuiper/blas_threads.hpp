@@ -1,0 +1,25 @@
+// Who owns the CPU cores: the engine's OpenMP loops or OpenBLAS's own threads.
+//
+// A layer that runs BLAS calls inside an OpenMP loop must keep BLAS on one
+// thread, or 2 OpenMP threads x 2 OpenBLAS threads fight over 2 cores.
+#pragma once
+
+namespace kuiper {
+
+// OpenBLAS's thread count, or 1 when the BLAS in use is not OpenBLAS.
+int BlasThreads();
+
+// Sets OpenBLAS's thread count for the whole process, while it lives, and
+// restores the previous count when destroyed. Without OpenBLAS it does nothing.
+class BlasThreadScope {
+ public:
+  explicit BlasThreadScope(int threads);
+  ~BlasThreadScope();
+  BlasThreadScope(const BlasThreadScope&) = delete;
+  BlasThreadScope& operator=(const BlasThreadScope&) = delete;
+
+ private:
+  int previous_;
+};
+
+}  // namespace kuiper

@@ -1,0 +1,147 @@
+// The expression of a pnnx.Expression operator, such as
+// add(mul(@0,@1),sin(@2)): @N is the operator's N-th input, numbers are
+// constants, and functions are written as calls.
+//
+//   ExpressionParser parser("add(mul(@0,@1),@2)", /*input_count=*/3);
+//   parser.Tokenize();      // add ( mul ( @0 , @1 ) , @2 )
+//   parser.Generate();      // the tree add(mul(@0, @1), @2)
+//   parser.ReversePolish(); // @0 @1 mul @2 add: the order a stack evaluates it in
+//
+// Malformed text throws ParseError naming the expression and the character
+// position (0-based) where it goes wrong.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kuiper/tensor.hpp"
+
+namespace kuiper {
+
+enum class TokenType {
+  kUnknown,
+  kInput,         // @N
+  kNumber,        // 2, -1.5, 2.000000e+00
+  kComma,         // ,
+  kLeftBracket,   // (
+  kRightBracket,  // )
+  // Functions of two arguments.
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kPow,
+  // Functions of one argument.
+  kNeg,
+  kExp,
+  kLog,
+  kSqrt,
+  kRsqrt,
+  kAbs,
+  kSin,
+};
+
+// The function's name as written ("add", "sin", ...), or a description of
+// any other token type ("operand", "number", "','", ...).
+std::string_view TokenTypeName(TokenType type);
+
+// 2 for add sub mul div pow, 1 for neg exp log sqrt rsqrt abs sin, 0 otherwise.
+int FunctionArity(TokenType type);
+
+// The function a word names, for the functions the core knows (every one but
+// sin); kUnknown for any other word.
+TokenType CoreFunctionToken(std::string_view word);
+
+// ---- lab course7_expression (course7_expression/src/expression_sin.cpp) ----
+// The function a word names, sin included; kUnknown for any other word.
+TokenType ClassifyWord(std::string_view word);
+// A new tensor of input's shape holding the sine of every element.
+sftensor TensorElementSin(const sftensor& input);
+
+struct Token {
+  TokenType type = TokenType::kUnknown;
+  int32_t start_pos = 0;  // first character in the statement
+  int32_t end_pos = 0;    // one past the last character
+};
+
+// A node of the expression tree. A function has its arguments as children
+// (left only for a one-argument function); an input or a number is a leaf.
+struct TokenNode {
+  TokenType type = TokenType::kUnknown;
+  int32_t input_index = -1;  // N of @N, for kInput
+  float value = 0.f;         // for kNumber
+  std::unique_ptr<TokenNode> left;
+  std::unique_ptr<TokenNode> right;
+};
+
+class ExpressionParser {
+ public:
+  // Nesting deeper than this is rejected rather than risk the call stack.
+  static constexpr int kMaxDepth = 256;
+
+  // input_count >= 0 makes Generate reject any @N with N >= input_count.
+  explicit ExpressionParser(std::string statement, int input_count = -1);
+
+  // Splits the statement into tokens; spaces are skipped. Throws ParseError
+  // for a character or word it does not know, @ without digits, or a
+  // malformed number.
+  const std::vector<Token>& Tokenize();
+
+  // Builds the tree of the whole statement (tokenizing first if needed).
+  // Throws ParseError for a misplaced or missing token, an operand index out
+  // of range, tokens after the end, an empty statement or nesting deeper than
+  // kMaxDepth.
+  const TokenNode& Generate();
+
+  // The tree's nodes in reverse Polish (post-order: arguments before their
+  // function). Pointers into the tree, which the parser keeps.
+  std::vector<const TokenNode*> ReversePolish();
+
+  const std::string& statement() const { return statement_; }
+  const std::vector<Token>& tokens() const { return tokens_; }
+  // The characters of a token, e.g. "@12" or "mul".
+  std::string_view TokenText(const Token& token) const;
+
+ private:
+  // expression := @N | number | function '(' expression [',' expression] ')'
+  // Parses the expression starting at tokens_[index] and leaves index one
+  // past its last token.
+  std::unique_ptr<TokenNode> ParseExpression(size_t& index, int depth);
+  std::unique_ptr<TokenNode> ParseBinaryCall(TokenType function, size_t& index, int depth);
+  // Lab course7_expression: `function` '(' expression ')'.
+  std::unique_ptr<TokenNode> ParseUnaryCall(TokenType function, size_t& index, int depth);
+  // Throws unless tokens_[index] has `type`; then steps index past it.
+  void Expect(size_t& index, TokenType type);
+  // A ParseError at the character where token `index` starts (the end of
+  // the statement when index is past the last token).
+  [[noreturn]] void Fail(size_t index, const std::string& what) const;
+
+  std::string statement_;
+  int input_count_;
+  std::vector<Token> tokens_;
+  bool tokenized_ = false;
+  std::unique_ptr<TokenNode> root_;
+};
+
+// ---- evaluation ----
+// Element-wise functions with NumPy broadcasting over the 3-D views
+// {channels, rows, cols} (a 1-D tensor is {1, 1, n}, a 2-D one {1, rows, cols}):
+// each dimension must be equal or 1 on one side. The result has the larger
+// rank. Throws ShapeError for shapes that do not broadcast.
+sftensor TensorElementBinary(TokenType function, const sftensor& a, const sftensor& b);
+// neg exp log sqrt rsqrt abs sin of every element (sin through the lab).
+sftensor TensorElementUnary(TokenType function, const sftensor& input);
+
+// Evaluates `rpn` for every batch item on a stack of batches: an input pushes
+// operands[N] (never modified), a number a one-element tensor broadcast to
+// any shape, a function pops its arguments and pushes its result. All
+// operands must hold `batch` tensors. Throws ShapeError when shapes do not
+// broadcast.
+std::vector<sftensor> EvaluateReversePolish(const std::vector<const TokenNode*>& rpn,
+                                            const std::vector<std::vector<sftensor>>& operands,
+                                            size_t batch);
+
+}  // namespace kuiper

@@ -1,0 +1,40 @@
+// Image resizing shared by nn.Upsample / F.interpolate (and, later, ONNX's
+// Resize): each output pixel is mapped back to a coordinate in the input and
+// sampled there, by nearest neighbour or bilinearly.
+#pragma once
+
+#include <cstdint>
+
+#include "kuiper/tensor.hpp"
+
+namespace kuiper {
+
+enum class ResizeMode { kNearest, kBilinear };
+
+// How an output index maps to an input coordinate (the names are ONNX's
+// coordinate_transformation_mode). `scale` is input pixels per output pixel.
+enum class CoordinateMode {
+  kHalfPixel,         // (dst + 0.5) * scale - 0.5: PyTorch's align_corners=False
+  kAlignCorners,      // dst * (in - 1) / (out - 1): corner pixels map to corner pixels
+  kAsymmetric,        // dst * scale: PyTorch's nearest
+  kPytorchHalfPixel,  // ONNX: half-pixel, but 0 when the output has one pixel
+};
+
+// How nearest mode turns a coordinate into an index (ONNX's nearest_mode);
+// PyTorch's nearest floors.
+enum class NearestRounding { kFloor, kCeil, kRoundPreferFloor, kRoundPreferCeil };
+
+// The input coordinate sampled for output index `dst` along one axis.
+float SourceCoordinate(CoordinateMode mode, uint32_t dst, float scale, uint32_t in_size,
+                       uint32_t out_size);
+
+// Resizes every channel of the 3-D `input` into `output`, which already has
+// the target rows and cols and input's channels. scale_h and scale_w are input
+// pixels per output pixel (PyTorch: 1 / scale_factor when a scale factor is
+// given, else in / out); kAlignCorners ignores them. Nearest takes the floor
+// of the coordinate (or rounds it as `rounding` says); bilinear clamps it into the input and blends
+// the four neighbours, as PyTorch does.
+void Resize(const ftensor& input, ftensor& output, ResizeMode mode, CoordinateMode coordinates,
+            float scale_h, float scale_w, NearestRounding rounding = NearestRounding::kFloor);
+
+}  // namespace kuiper

@@ -1,0 +1,81 @@
+// torch.cat: joins the items of several operands along `dim`, counted with the
+// batch as dimension 0 (negative counts from the end, as in PyTorch).
+#include <fmt/format.h>
+
+#include "kuiper/layer.hpp"
+
+namespace kuiper {
+namespace {
+
+class CatLayer : public Layer {
+ public:
+  explicit CatLayer(int dim) : Layer("Cat"), dim_(dim) {}
+
+  InferStatus Forward(const std::vector<sftensor>& inputs,
+                      std::vector<sftensor>& outputs) override {
+    if (inputs.empty()) return InferStatus::kInferFailedInputEmpty;
+    if (outputs.empty()) return InferStatus::kInferFailedOutputEmpty;
+    const size_t batch = outputs.size();
+    if (inputs.size() % batch != 0) return InferStatus::kInferFailedInputOutSizeMatchError;
+    for (const sftensor& input : inputs) {
+      if (!input || input->empty()) return InferStatus::kInferFailedInputEmpty;
+    }
+    const size_t operands = inputs.size() / batch;
+    const int rank = static_cast<int>(inputs[0]->raw_shapes().size());
+    const int dim = dim_ < 0 ? dim_ + rank + 1 : dim_;
+    if (dim < 1 || dim > rank) return InferStatus::kInferFailedShapeError;
+    // Position of the joined dimension in the 3-D view {channels, rows, cols}:
+    // a 1-D item is {1, 1, n} and a 2-D item {1, rows, cols}.
+    const int axis = dim - 1 + (3 - rank);
+
+    std::vector<std::vector<uint32_t>> shapes(batch);
+    for (size_t i = 0; i < batch; ++i) {
+      std::vector<uint32_t> shape = inputs[i]->raw_shapes();
+      shape[dim - 1] = 0;
+      for (size_t k = 0; k < operands; ++k) {
+        const std::vector<uint32_t>& part = inputs[k * batch + i]->raw_shapes();
+        if (static_cast<int>(part.size()) != rank) return InferStatus::kInferFailedShapeError;
+        for (int d = 0; d < rank; ++d) {
+          if (d != dim - 1 && part[d] != shape[d]) return InferStatus::kInferFailedShapeError;
+        }
+        shape[dim - 1] += part[dim - 1];
+      }
+      shapes[i] = std::move(shape);
+    }
+    for (size_t i = 0; i < batch; ++i) EnsureOutput(outputs[i], shapes[i]);
+
+#pragma omp parallel for
+    for (int i = 0; i < static_cast<int>(batch); ++i) {
+      arma::fcube& out = outputs[i]->data();
+      uint32_t offset = 0;  // where the next part starts along the axis
+      for (size_t k = 0; k < operands; ++k) {
+        const arma::fcube& part = inputs[k * batch + i]->data();
+        // arma::fcube is (rows, cols, slices): the 3-D view's channels are slices.
+        const uint32_t row = axis == 1 ? offset : 0;
+        const uint32_t col = axis == 2 ? offset : 0;
+        const uint32_t slice = axis == 0 ? offset : 0;
+        out.subcube(row, col, slice, row + part.n_rows - 1, col + part.n_cols - 1,
+                    slice + part.n_slices - 1) = part;
+        offset += axis == 0 ? part.n_slices : axis == 1 ? part.n_rows : part.n_cols;
+      }
+    }
+    return InferStatus::kInferSuccess;
+  }
+
+ private:
+  int dim_;
+};
+
+std::unique_ptr<Layer> CreateCat(const RuntimeOperator& op) {
+  const int dim = op.param<int>("dim");
+  if (dim == 0) {
+    throw LayerError(
+        fmt::format("operator '{}' ({}): dim=0 would join along the batch", op.name, op.type));
+  }
+  return std::make_unique<CatLayer>(dim);
+}
+
+LayerRegistererWrapper kCatRegistration({"torch.cat"}, CreateCat);
+
+}  // namespace
+}  // namespace kuiper

@@ -1,0 +1,29 @@
+#include "kuiper/layers/elementwise.hpp"
+
+namespace kuiper {
+
+InferStatus CheckOneToOne(const std::vector<sftensor>& inputs,
+                          const std::vector<sftensor>& outputs) {
+  if (inputs.empty()) return InferStatus::kInferFailedInputEmpty;
+  if (outputs.empty()) return InferStatus::kInferFailedOutputEmpty;
+  if (inputs.size() != outputs.size()) return InferStatus::kInferFailedInputOutSizeMatchError;
+  for (const sftensor& input : inputs) {
+    if (!input || input->empty()) return InferStatus::kInferFailedInputEmpty;
+  }
+  return InferStatus::kInferSuccess;
+}
+
+InferStatus ElementwiseLayer::Forward(const std::vector<sftensor>& inputs,
+                                      std::vector<sftensor>& outputs) {
+  const InferStatus status = CheckOneToOne(inputs, outputs);
+  if (status != InferStatus::kInferSuccess) return status;
+  const int batch = static_cast<int>(inputs.size());
+  // Allocation touches shared_ptr slots only; done before the parallel loop
+  // so the loop itself cannot throw.
+  for (int i = 0; i < batch; ++i) EnsureOutput(outputs[i], inputs[i]->raw_shapes());
+#pragma omp parallel for
+  for (int i = 0; i < batch; ++i) Apply(*inputs[i], *outputs[i]);
+  return InferStatus::kInferSuccess;
+}
+
+}  // namespace kuiper

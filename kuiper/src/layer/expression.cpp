@@ -1,0 +1,57 @@
+#include "kuiper/layers/expression.hpp"
+
+#include <fmt/format.h>
+
+namespace kuiper {
+
+ExpressionLayer::ExpressionLayer(std::string expr, int input_count)
+    : Layer("Expression"), parser_(std::move(expr), input_count), input_count_(input_count) {
+  rpn_ = parser_.ReversePolish();
+}
+
+InferStatus ExpressionLayer::Forward(const std::vector<sftensor>& inputs,
+                                     std::vector<sftensor>& outputs) {
+  if (inputs.empty()) return InferStatus::kInferFailedInputEmpty;
+  if (outputs.empty()) return InferStatus::kInferFailedOutputEmpty;
+  if (input_count_ <= 0 || inputs.size() % input_count_ != 0) {
+    return InferStatus::kInferFailedBatchMatchError;
+  }
+  const size_t batch = inputs.size() / input_count_;
+  if (batch != outputs.size()) return InferStatus::kInferFailedInputOutSizeMatchError;
+  for (const sftensor& input : inputs) {
+    if (!input || input->empty()) return InferStatus::kInferFailedInputEmpty;
+  }
+  std::vector<std::vector<sftensor>> operands;
+  for (int k = 0; k < input_count_; ++k) {
+    operands.emplace_back(inputs.begin() + k * batch, inputs.begin() + (k + 1) * batch);
+  }
+  std::vector<sftensor> results;
+  try {
+    results = EvaluateReversePolish(rpn_, operands, batch);
+  } catch (const ShapeError&) {
+    return InferStatus::kInferFailedShapeError;
+  }
+  // A bare @N or number is not computed, only passed on: copy it, so the
+  // output never shares storage with an input.
+  const bool passed_on = rpn_.size() == 1;
+  for (size_t i = 0; i < batch; ++i) {
+    outputs[i] = passed_on ? TensorClone(results[i]) : std::move(results[i]);
+  }
+  return InferStatus::kInferSuccess;
+}
+
+namespace {
+
+std::unique_ptr<Layer> CreateExpression(const RuntimeOperator& op) {
+  const std::string expr = op.param<std::string>("expr");
+  try {
+    return std::make_unique<ExpressionLayer>(expr, static_cast<int>(op.input_operands.size()));
+  } catch (const ParseError& e) {
+    throw ParseError(fmt::format("operator '{}' ({}): {}", op.name, op.type, e.what()));
+  }
+}
+
+LayerRegistererWrapper kExpressionRegistration({"pnnx.Expression"}, CreateExpression);
+
+}  // namespace
+}  // namespace kuiper

@@ -1,0 +1,129 @@
+// nn.MaxPool2d and F.max_pool2d. The padding comes from lab course2's
+// Tensor::Padding with -infinity, which no window maximum can pick.
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "conv_pool_common.hpp"
+#include "kuiper/error.hpp"
+#include "kuiper/layers/pooling.hpp"
+
+namespace kuiper {
+
+uint32_t PoolOutputSize(uint32_t in, uint32_t kernel, uint32_t stride, uint32_t padding,
+                        uint32_t dilation, bool ceil_mode) {
+  const int64_t room = int64_t{in} + 2 * int64_t{padding} - int64_t{dilation} * (kernel - 1) - 1;
+  if (kernel == 0 || stride == 0 || dilation == 0 || room < 0) return 0;
+  int64_t out = (room + (ceil_mode ? stride - 1 : 0)) / stride + 1;
+  if (ceil_mode && (out - 1) * stride >= int64_t{in} + padding) --out;
+  return static_cast<uint32_t>(out);
+}
+
+namespace {
+
+class MaxPoolingLayer : public Layer {
+ public:
+  MaxPoolingLayer(std::string name, std::array<uint32_t, 2> kernel, std::array<uint32_t, 2> stride,
+                  std::array<uint32_t, 2> padding, std::array<uint32_t, 2> dilation, bool ceil_mode)
+      : Layer(std::move(name)),
+        kernel_(kernel),
+        stride_(stride),
+        padding_(padding),
+        dilation_(dilation),
+        ceil_mode_(ceil_mode) {}
+
+  InferStatus Forward(const std::vector<sftensor>& inputs,
+                      std::vector<sftensor>& outputs) override {
+    if (const InferStatus status = CheckOneOperand(inputs, outputs);
+        status != InferStatus::kInferSuccess) {
+      return status;
+    }
+    for (size_t n = 0; n < inputs.size(); ++n) {
+      const ftensor& input = *inputs[n];
+      if (input.raw_shapes().size() != 3) return InferStatus::kInferFailedShapeError;
+      const uint32_t out_h = PoolOutputSize(input.rows(), kernel_[0], stride_[0], padding_[0],
+                                            dilation_[0], ceil_mode_);
+      const uint32_t out_w = PoolOutputSize(input.cols(), kernel_[1], stride_[1], padding_[1],
+                                            dilation_[1], ceil_mode_);
+      if (out_h == 0 || out_w == 0) return InferStatus::kInferFailedShapeError;
+      EnsureOutput(outputs[n], {input.channels(), out_h, out_w});
+      Pool(input, *outputs[n]);
+    }
+    return InferStatus::kInferSuccess;
+  }
+
+ private:
+  // The rows (or columns) the windows span beyond the input and its padding:
+  // in ceil mode the last window may hang over the bottom or right edge.
+  static uint32_t Overhang(uint32_t in, uint32_t out, uint32_t kernel, uint32_t stride,
+                           uint32_t padding, uint32_t dilation) {
+    const int64_t needed = int64_t{out - 1} * stride + int64_t{dilation} * (kernel - 1) + 1;
+    return static_cast<uint32_t>(std::max<int64_t>(0, needed - (int64_t{in} + 2 * padding)));
+  }
+
+  void Pool(const ftensor& input, ftensor& output) const {
+    const uint32_t out_h = output.rows(), out_w = output.cols();
+    const uint32_t extra_h =
+        Overhang(input.rows(), out_h, kernel_[0], stride_[0], padding_[0], dilation_[0]);
+    const uint32_t extra_w =
+        Overhang(input.cols(), out_w, kernel_[1], stride_[1], padding_[1], dilation_[1]);
+    // Pad a copy: the input may be shared with other layers.
+    ftensor padded_copy;
+    const bool pad = padding_[0] || padding_[1] || extra_h || extra_w;
+    if (pad) {
+      padded_copy = input;
+      padded_copy.Padding({padding_[0], padding_[0] + extra_h, padding_[1], padding_[1] + extra_w},
+                          -std::numeric_limits<float>::infinity());
+    }
+    const ftensor& padded = pad ? padded_copy : input;
+#pragma omp parallel for schedule(static) if (!omp_in_parallel())
+    for (uint32_t c = 0; c < padded.channels(); ++c) {
+      const arma::fmat& in = padded.slice(c);
+      arma::fmat& out = output.slice(c);
+      for (uint32_t ox = 0; ox < out_w; ++ox) {
+        for (uint32_t oy = 0; oy < out_h; ++oy) {
+          float best = -std::numeric_limits<float>::infinity();
+          for (uint32_t j = 0; j < kernel_[1]; ++j) {
+            const uint32_t x = ox * stride_[1] + j * dilation_[1];
+            for (uint32_t i = 0; i < kernel_[0]; ++i) {
+              best = std::max(best, in.at(oy * stride_[0] + i * dilation_[0], x));
+            }
+          }
+          out.at(oy, ox) = best;
+        }
+      }
+    }
+  }
+
+  std::array<uint32_t, 2> kernel_, stride_, padding_, dilation_;
+  bool ceil_mode_;
+};
+
+std::unique_ptr<Layer> CreateMaxPooling(const RuntimeOperator& op) {
+  if (ReadBoolOr(op, "return_indices", false)) {
+    throw LayerError(
+        fmt::format("operator '{}' ({}): return_indices=True is not supported", op.name, op.type));
+  }
+  const auto kernel = ReadPair(op, "kernel_size", 1);
+  const auto stride = ReadPairOr(op, "stride", 1, kernel);
+  const auto padding = ReadPairOr(op, "padding", 0, {0, 0});
+  const auto dilation = ReadPairOr(op, "dilation", 1, {1, 1});
+  for (int axis = 0; axis < 2; ++axis) {
+    // PyTorch's own limit: a window never lies wholly in the padding.
+    if (padding[axis] > (dilation[axis] * (kernel[axis] - 1) + 1) / 2) {
+      throw LayerError(
+          fmt::format("operator '{}' ({}): padding {} is more than half the dilated kernel size {}",
+                      op.name, op.type, padding[axis], dilation[axis] * (kernel[axis] - 1) + 1));
+    }
+  }
+  return std::make_unique<MaxPoolingLayer>(op.name, kernel, stride, padding, dilation,
+                                           ReadBoolOr(op, "ceil_mode", false));
+}
+
+const LayerRegistererWrapper kMaxPoolingRegistration({"nn.MaxPool2d", "F.max_pool2d"},
+                                                     CreateMaxPooling);
+
+}  // namespace
+}  // namespace kuiper

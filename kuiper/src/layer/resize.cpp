@@ -1,0 +1,110 @@
+#include "kuiper/layers/resize.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace kuiper {
+
+float SourceCoordinate(CoordinateMode mode, uint32_t dst, float scale, uint32_t in_size,
+                       uint32_t out_size) {
+  switch (mode) {
+    case CoordinateMode::kHalfPixel:
+      return (static_cast<float>(dst) + 0.5f) * scale - 0.5f;
+    case CoordinateMode::kAlignCorners: {
+      const float corner_scale =
+          out_size > 1 ? static_cast<float>(in_size - 1) / static_cast<float>(out_size - 1) : 0.f;
+      return static_cast<float>(dst) * corner_scale;
+    }
+    case CoordinateMode::kAsymmetric:
+      return static_cast<float>(dst) * scale;
+    case CoordinateMode::kPytorchHalfPixel:
+      return out_size > 1 ? (static_cast<float>(dst) + 0.5f) * scale - 0.5f : 0.f;
+  }
+  return 0.f;
+}
+
+namespace {
+
+// For one axis: the two input indices each output index blends and the
+// weight of the second (the first gets 1 - weight).
+struct LinearTaps {
+  std::vector<uint32_t> low, high;
+  std::vector<float> weight;
+};
+
+LinearTaps ComputeTaps(CoordinateMode mode, float scale, uint32_t in_size, uint32_t out_size) {
+  LinearTaps taps;
+  for (uint32_t dst = 0; dst < out_size; ++dst) {
+    // Clamping at 0 gives the edge pixel, as both PyTorch and ONNX do.
+    const float src = std::max(SourceCoordinate(mode, dst, scale, in_size, out_size), 0.f);
+    const uint32_t low = std::min(static_cast<uint32_t>(src), in_size - 1);
+    const uint32_t high = low + 1 < in_size ? low + 1 : low;
+    taps.low.push_back(low);
+    taps.high.push_back(high);
+    taps.weight.push_back(std::clamp(src - static_cast<float>(low), 0.f, 1.f));
+  }
+  return taps;
+}
+
+float Round(float x, NearestRounding rounding) {
+  switch (rounding) {
+    case NearestRounding::kFloor:
+      return std::floor(x);
+    case NearestRounding::kCeil:
+      return std::ceil(x);
+    case NearestRounding::kRoundPreferFloor:
+      return x == std::floor(x) + 0.5f ? std::floor(x) : std::round(x);
+    case NearestRounding::kRoundPreferCeil:
+      return x == std::floor(x) + 0.5f ? std::ceil(x) : std::round(x);
+  }
+  return std::floor(x);
+}
+
+std::vector<uint32_t> NearestIndices(CoordinateMode mode, float scale, uint32_t in_size,
+                                     uint32_t out_size, NearestRounding rounding) {
+  std::vector<uint32_t> indices;
+  for (uint32_t dst = 0; dst < out_size; ++dst) {
+    const float src = Round(SourceCoordinate(mode, dst, scale, in_size, out_size), rounding);
+    indices.push_back(static_cast<uint32_t>(std::clamp(src, 0.f, static_cast<float>(in_size - 1))));
+  }
+  return indices;
+}
+
+}  // namespace
+
+void Resize(const ftensor& input, ftensor& output, ResizeMode mode, CoordinateMode coordinates,
+            float scale_h, float scale_w, NearestRounding rounding) {
+  const uint32_t in_h = input.rows(), in_w = input.cols();
+  const uint32_t out_h = output.rows(), out_w = output.cols();
+  if (mode == ResizeMode::kNearest) {
+    const std::vector<uint32_t> ys = NearestIndices(coordinates, scale_h, in_h, out_h, rounding);
+    const std::vector<uint32_t> xs = NearestIndices(coordinates, scale_w, in_w, out_w, rounding);
+    for (uint32_t c = 0; c < input.channels(); ++c) {
+      const arma::fmat& in = input.slice(c);
+      arma::fmat& out = output.slice(c);
+      for (uint32_t x = 0; x < out_w; ++x) {
+        for (uint32_t y = 0; y < out_h; ++y) out(y, x) = in(ys[y], xs[x]);
+      }
+    }
+    return;
+  }
+  const LinearTaps ys = ComputeTaps(coordinates, scale_h, in_h, out_h);
+  const LinearTaps xs = ComputeTaps(coordinates, scale_w, in_w, out_w);
+  for (uint32_t c = 0; c < input.channels(); ++c) {
+    const arma::fmat& in = input.slice(c);
+    arma::fmat& out = output.slice(c);
+    for (uint32_t x = 0; x < out_w; ++x) {
+      const uint32_t x0 = xs.low[x], x1 = xs.high[x];
+      const float wx1 = xs.weight[x], wx0 = 1.f - wx1;
+      for (uint32_t y = 0; y < out_h; ++y) {
+        const uint32_t y0 = ys.low[y], y1 = ys.high[y];
+        const float wy1 = ys.weight[y], wy0 = 1.f - wy1;
+        out(y, x) = wy0 * (wx0 * in(y0, x0) + wx1 * in(y0, x1)) +
+                    wy1 * (wx0 * in(y1, x0) + wx1 * in(y1, x1));
+      }
+    }
+  }
+}
+
+}  // namespace kuiper

@@ -1,0 +1,187 @@
+// nn.Conv2d through the layer registry: creation checks, input checks, a
+// PyTorch reference, and the tiny_groupconv fixture through RuntimeGraph.
+// Forward calls lab course6's ComputeGroups.
+#include <gtest/gtest.h>
+
+#include "../conv_pool_test_util.hpp"
+#include "kuiper/error.hpp"
+#include "kuiper/graph.hpp"
+#include "kuiper/layers/convolution.hpp"
+
+namespace kuiper {
+namespace {
+
+using test::Batch;
+using test::ConvPoolData;
+using test::Expected;
+using test::FloatAttribute;
+using test::MakeOperator;
+using test::MaxAbsDiff;
+using test::NpyAttribute;
+using test::RunOnCase;
+
+// Conv2d(4, 6, (3,5), stride=(2,1), padding=(1,2), dilation=(1,2), groups=2), as in the script.
+RuntimeOperator GroupedConv() {
+  return MakeOperator("nn.Conv2d",
+                      {{"in_channels", 4},
+                       {"out_channels", 6},
+                       {"kernel_size", std::vector<int>{3, 5}},
+                       {"stride", std::vector<int>{2, 1}},
+                       {"padding", std::vector<int>{1, 2}},
+                       {"dilation", std::vector<int>{1, 2}},
+                       {"groups", 2},
+                       {"bias", true},
+                       {"padding_mode", std::string("zeros")}},
+                      {{"weight", NpyAttribute(LoadNpy(ConvPoolData("conv_grouped", "weight")))},
+                       {"bias", NpyAttribute(LoadNpy(ConvPoolData("conv_grouped", "bias")))}});
+}
+
+TEST(Conv2d, GroupedStridedDilatedMatchesPyTorch) {
+  InferStatus status;
+  const auto outputs = RunOnCase(GroupedConv(), "conv_grouped", &status);
+  ASSERT_EQ(status, InferStatus::kInferSuccess);
+  EXPECT_LE(MaxAbsDiff(outputs, Expected("conv_grouped")), 1e-4f);
+}
+
+TEST(Conv2d, TinyGroupConvFixtureMatchesPyTorchThroughRuntimeGraph) {
+  const std::string base = std::string(KUIPER_SOURCE_DIR) + "/models/fixtures/tiny_groupconv";
+  RuntimeGraph graph(base + ".pnnx.param", base + ".pnnx.bin");
+  graph.Build();
+  const auto outputs = graph.Forward(NpyToBatch(LoadNpy(base + ".input.npy")));
+  EXPECT_LE(MaxAbsDiff(outputs, NpyToBatch(LoadNpy(base + ".output.npy"))), 1e-4f);
+}
+
+TEST(Conv2d, BatchOfThreeMatchesItemByItem) {
+  auto layer = LayerRegisterer::CreateLayer(GroupedConv());
+  std::vector<sftensor> inputs = Batch(3, 4, 9, 7), outputs(3);
+  ASSERT_EQ(layer->Forward(inputs, outputs), InferStatus::kInferSuccess);
+  for (size_t n = 0; n < 3; ++n) {
+    std::vector<sftensor> one{inputs[n]}, out(1);
+    ASSERT_EQ(layer->Forward(one, out), InferStatus::kInferSuccess);
+    EXPECT_TRUE(TensorIsSame(out[0], outputs[n], 0.f)) << "item " << n;
+  }
+}
+
+TEST(Conv2d, SingleIntParametersMeanSquare) {
+  RuntimeOperator op = GroupedConv();
+  op.params["kernel_size"] = 3;
+  op.params["dilation"] = 1;
+  op.params["stride"] = 1;
+  op.params["padding"] = 1;
+  op.attribute["weight"] = FloatAttribute({6, 2, 3, 3}, std::vector<float>(6 * 2 * 9, 1.f));
+  auto layer = LayerRegisterer::CreateLayer(op);
+  std::vector<sftensor> inputs = Batch(1, 4, 5, 5), outputs(1);
+  ASSERT_EQ(layer->Forward(inputs, outputs), InferStatus::kInferSuccess);
+  EXPECT_EQ(outputs[0]->raw_shapes(), std::vector<uint32_t>({6, 5, 5}));
+}
+
+TEST(Conv2d, OtherPaddingModeIsRejected) {
+  RuntimeOperator op = GroupedConv();
+  op.params["padding_mode"] = std::string("reflect");
+  EXPECT_THROW(LayerRegisterer::CreateLayer(op), LayerError);
+}
+
+TEST(Conv2d, MissingWeightIsRejectedNamingTheOperator) {
+  RuntimeOperator op = GroupedConv();
+  op.attribute.erase("weight");
+  try {
+    LayerRegisterer::CreateLayer(op);
+    FAIL() << "no LayerError";
+  } catch (const LayerError& error) {
+    EXPECT_NE(std::string(error.what()).find("op_under_test"), std::string::npos) << error.what();
+  }
+}
+
+TEST(Conv2d, WeightNotMatchingGroupsIsRejectedNamingTheOperator) {
+  RuntimeOperator op = GroupedConv();
+  op.params["groups"] = 1;  // the weight is (6, 2, 3, 5): in_channels / groups must be 2
+  try {
+    LayerRegisterer::CreateLayer(op);
+    FAIL() << "no LayerError";
+  } catch (const LayerError& error) {
+    EXPECT_NE(std::string(error.what()).find("op_under_test"), std::string::npos) << error.what();
+  }
+}
+
+TEST(Conv2d, WeightNotMatchingInChannelsIsRejected) {
+  RuntimeOperator op = GroupedConv();
+  op.params["in_channels"] = 6;
+  EXPECT_THROW(LayerRegisterer::CreateLayer(op), LayerError);
+}
+
+TEST(Conv2d, GroupsNotDividingChannelsIsRejected) {
+  RuntimeOperator op = GroupedConv();
+  op.params["groups"] = 4;  // does not divide out_channels = 6
+  EXPECT_THROW(LayerRegisterer::CreateLayer(op), LayerError);
+}
+
+TEST(Conv2d, MissingBiasIsRejected) {
+  RuntimeOperator op = GroupedConv();
+  op.attribute.erase("bias");
+  EXPECT_THROW(LayerRegisterer::CreateLayer(op), LayerError);
+}
+
+TEST(Conv2d, BiasOfWrongSizeIsRejected) {
+  RuntimeOperator op = GroupedConv();
+  op.attribute["bias"] = FloatAttribute({5}, std::vector<float>(5));
+  EXPECT_THROW(LayerRegisterer::CreateLayer(op), LayerError);
+}
+
+TEST(Conv2d, ZeroStrideIsRejected) {
+  RuntimeOperator op = GroupedConv();
+  op.params["stride"] = std::vector<int>{0, 1};
+  EXPECT_THROW(LayerRegisterer::CreateLayer(op), LayerError);
+}
+
+TEST(Conv2d, EmptyInputBatch) {
+  auto layer = LayerRegisterer::CreateLayer(GroupedConv());
+  std::vector<sftensor> inputs, outputs(1);
+  EXPECT_EQ(layer->Forward(inputs, outputs), InferStatus::kInferFailedInputEmpty);
+}
+
+TEST(Conv2d, NullInputTensor) {
+  auto layer = LayerRegisterer::CreateLayer(GroupedConv());
+  std::vector<sftensor> inputs{nullptr}, outputs(1);
+  EXPECT_EQ(layer->Forward(inputs, outputs), InferStatus::kInferFailedInputEmpty);
+}
+
+TEST(Conv2d, NoOutputSlots) {
+  auto layer = LayerRegisterer::CreateLayer(GroupedConv());
+  std::vector<sftensor> inputs = Batch(1, 4, 9, 9), outputs;
+  EXPECT_EQ(layer->Forward(inputs, outputs), InferStatus::kInferFailedOutputEmpty);
+}
+
+TEST(Conv2d, BatchSizesDiffer) {
+  auto layer = LayerRegisterer::CreateLayer(GroupedConv());
+  std::vector<sftensor> inputs = Batch(2, 4, 9, 9), outputs(1);
+  EXPECT_EQ(layer->Forward(inputs, outputs), InferStatus::kInferFailedInputOutSizeMatchError);
+}
+
+TEST(Conv2d, WrongChannelCountIsChannelError) {
+  auto layer = LayerRegisterer::CreateLayer(GroupedConv());
+  std::vector<sftensor> inputs = Batch(1, 3, 9, 9), outputs(1);
+  EXPECT_EQ(layer->Forward(inputs, outputs), InferStatus::kInferFailedChannelParameterError);
+}
+
+TEST(Conv2d, InputSmallerThanDilatedKernelIsShapeError) {
+  auto layer = LayerRegisterer::CreateLayer(GroupedConv());  // width span 9, padding 2
+  std::vector<sftensor> inputs = Batch(1, 4, 9, 4), outputs(1);
+  EXPECT_EQ(layer->Forward(inputs, outputs), InferStatus::kInferFailedShapeError);
+}
+
+TEST(Conv2d, TwoDimensionalInputIsShapeError) {
+  auto layer = LayerRegisterer::CreateLayer(GroupedConv());
+  std::vector<sftensor> inputs{TensorCreate({9, 9})}, outputs(1);
+  EXPECT_EQ(layer->Forward(inputs, outputs), InferStatus::kInferFailedShapeError);
+}
+
+TEST(Conv2d, InputIsNotModified) {
+  auto layer = LayerRegisterer::CreateLayer(GroupedConv());
+  std::vector<sftensor> inputs = Batch(2, 4, 9, 9), outputs(2);
+  const sftensor before = TensorClone(inputs[1]);
+  ASSERT_EQ(layer->Forward(inputs, outputs), InferStatus::kInferSuccess);
+  EXPECT_TRUE(TensorIsSame(inputs[1], before, 0.f));
+}
+
+}  // namespace
+}  // namespace kuiper

@@ -1,0 +1,59 @@
+// Whole tiny models exported from PyTorch (models/tiny.py, committed in
+// models/fixtures/) run through RuntimeGraph and compared with PyTorch's
+// output. Loading needs lab course3; Sigmoid and SiLU need course5, sin
+// course7; tiny_sigmoid, tiny_misc and tiny_detect also need Conv2d,
+// MaxPool2d, BatchNorm2d and Linear.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <utility>
+
+#include "kuiper/graph.hpp"
+#include "kuiper/npy.hpp"
+
+namespace kuiper {
+namespace {
+
+const std::string kFixtures = std::string(KUIPER_SOURCE_DIR) + "/models/fixtures/";
+
+// 1e-4, plus 1e-6 of the value: YOLO box sizes reach hundreds of pixels,
+// where float32 itself is only good to ~6e-5 and the 1x1 conv's rounding,
+// scaled by the anchor, moves the last few bits (tiny_detect: 3e-4 at 677 px).
+float Tolerance(float expected) { return 1e-4f + 1e-6f * std::abs(expected); }
+
+// The largest |a - b| beyond its tolerance (0 if none) and the row-major index.
+std::pair<float, size_t> WorstExcess(const sftensor& a, const sftensor& b) {
+  const std::vector<float> va = a->values(true), vb = b->values(true);
+  std::pair<float, size_t> worst{0.f, 0};
+  for (size_t i = 0; i < va.size(); ++i) {
+    const float excess = std::abs(va[i] - vb[i]) - Tolerance(vb[i]);
+    if (!(excess <= worst.first)) worst = {excess, i};
+  }
+  return worst;
+}
+
+class TinyModel : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(TinyModel, MatchesPyTorch) {
+  const std::string base = kFixtures + GetParam();
+  RuntimeGraph graph(base + ".pnnx.param", base + ".pnnx.bin");
+  graph.Build();
+  const std::vector<sftensor> input = NpyToBatch(LoadNpy(base + ".input.npy"));
+  const std::vector<sftensor> expected = NpyToBatch(LoadNpy(base + ".output.npy"));
+  const std::vector<sftensor> output = graph.Forward(input);
+  ASSERT_EQ(output.size(), expected.size());
+  for (size_t i = 0; i < output.size(); ++i) {
+    ASSERT_EQ(output[i]->raw_shapes(), expected[i]->raw_shapes());
+    const auto [excess, at] = WorstExcess(output[i], expected[i]);
+    EXPECT_LE(excess, 0.f) << GetParam() << " item " << i << ": worst at row-major index " << at
+                           << ", engine " << output[i]->values(true)[at] << ", PyTorch "
+                           << expected[i]->values(true)[at];
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(LightLayers, TinyModel,
+                         ::testing::Values("tiny_expression", "tiny_sin", "tiny_sigmoid",
+                                           "tiny_misc", "tiny_detect"));
+
+}  // namespace
+}  // namespace kuiper

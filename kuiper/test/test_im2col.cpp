@@ -1,0 +1,98 @@
+// Im2Col and ConvOutputSize: the core half of the convolution (lab course6
+// writes the GEMM on top of them).
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "kuiper/error.hpp"
+#include "kuiper/layers/convolution.hpp"
+
+namespace kuiper {
+namespace {
+
+TEST(ConvOutputSize, FollowsPyTorchFormula) {
+  EXPECT_EQ(ConvOutputSize(224, 7, 2, 3, 1), 112u);  // ResNet18 stem
+  EXPECT_EQ(ConvOutputSize(56, 3, 1, 1, 1), 56u);
+  EXPECT_EQ(ConvOutputSize(9, 3, 2, 2, 2), 5u);   // floor((9 + 4 - 4 - 1) / 2) + 1
+  EXPECT_EQ(ConvOutputSize(10, 3, 3, 0, 1), 3u);  // floor rounds the last partial window away
+}
+
+TEST(ConvOutputSize, IsZeroWhenTheKernelDoesNotFit) {
+  EXPECT_EQ(ConvOutputSize(4, 5, 1, 0, 1), 0u);
+  EXPECT_EQ(ConvOutputSize(4, 3, 1, 0, 2), 0u);  // dilated span 5
+  EXPECT_EQ(ConvOutputSize(4, 5, 1, 1, 1), 2u);  // padding makes it fit
+}
+
+// The element Im2Col must place at (row, column), straight from its definition.
+float Expected(const ftensor& input, uint32_t first, const ConvParams& p, uint32_t out_h,
+               uint32_t row, uint32_t column) {
+  const uint32_t c = row / (p.kernel_h * p.kernel_w);
+  const uint32_t i = row / p.kernel_w % p.kernel_h, j = row % p.kernel_w;
+  const uint32_t oy = column % out_h, ox = column / out_h;
+  const int64_t y = int64_t(oy) * p.stride_h + i * p.dilation_h - p.padding_h;
+  const int64_t x = int64_t(ox) * p.stride_w + j * p.dilation_w - p.padding_w;
+  if (y < 0 || x < 0 || y >= input.rows() || x >= input.cols()) return 0.f;
+  return input.at(first + c, y, x);
+}
+
+TEST(Im2Col, HandCheckedTwoByTwoKernel) {
+  ftensor input(1, 3, 3);
+  input.Fill({1, 2, 3, 4, 5, 6, 7, 8, 9});
+  ConvParams p;
+  p.kernel_h = p.kernel_w = 2;
+  const arma::fmat columns = Im2Col(input, 0, 1, p, 2, 2);
+  // Columns are positions (0,0), (1,0), (0,1), (1,1); rows are taps (0,0), (0,1), (1,0), (1,1).
+  const arma::fmat expected = {{1, 4, 2, 5}, {2, 5, 3, 6}, {4, 7, 5, 8}, {5, 8, 6, 9}};
+  EXPECT_TRUE(arma::approx_equal(columns, expected, "absdiff", 0.f));
+}
+
+TEST(Im2Col, PaddingReadsAsZeros) {
+  ftensor input(1, 1, 1);
+  input.Fill(5.f);
+  ConvParams p;
+  p.kernel_h = p.kernel_w = 3;
+  p.padding_h = p.padding_w = 1;
+  const arma::fmat columns = Im2Col(input, 0, 1, p, 1, 1);
+  ASSERT_EQ(columns.n_rows, 9u);
+  ASSERT_EQ(columns.n_cols, 1u);
+  EXPECT_EQ(arma::accu(columns), 5.f);
+  EXPECT_EQ(columns(4, 0), 5.f);  // only the centre tap sees the image
+}
+
+TEST(Im2Col, RandomGeometriesMatchDefinition) {
+  std::mt19937 rng(3);
+  std::uniform_int_distribution<uint32_t> small(1, 3), size(5, 12), pad(0, 2);
+  for (int trial = 0; trial < 40; ++trial) {
+    ConvParams p;
+    p.kernel_h = small(rng), p.kernel_w = small(rng);
+    p.stride_h = small(rng), p.stride_w = small(rng);
+    p.dilation_h = small(rng), p.dilation_w = small(rng);
+    p.padding_h = pad(rng), p.padding_w = pad(rng);
+    ftensor input(4, size(rng), size(rng));
+    input.Rand();
+    const uint32_t out_h =
+        ConvOutputSize(input.rows(), p.kernel_h, p.stride_h, p.padding_h, p.dilation_h);
+    const uint32_t out_w =
+        ConvOutputSize(input.cols(), p.kernel_w, p.stride_w, p.padding_w, p.dilation_w);
+    if (out_h == 0 || out_w == 0) continue;
+    const uint32_t first = trial % 3, channels = 1 + trial % 2;
+    const arma::fmat columns = Im2Col(input, first, channels, p, out_h, out_w);
+    ASSERT_EQ(columns.n_rows, channels * p.kernel_h * p.kernel_w) << "trial " << trial;
+    ASSERT_EQ(columns.n_cols, out_h * out_w) << "trial " << trial;
+    for (uint32_t r = 0; r < columns.n_rows; ++r) {
+      for (uint32_t k = 0; k < columns.n_cols; ++k) {
+        ASSERT_EQ(columns(r, k), Expected(input, first, p, out_h, r, k))
+            << "trial " << trial << " row " << r << " column " << k;
+      }
+    }
+  }
+}
+
+TEST(Im2Col, ChannelRangeOutsideInputThrows) {
+  ftensor input(2, 3, 3);
+  ConvParams p;
+  EXPECT_THROW(Im2Col(input, 1, 2, p, 3, 3), ShapeError);
+}
+
+}  // namespace
+}  // namespace kuiper
