@@ -1,0 +1,72 @@
+// The ONNX importer: turns an ONNX model into the engine's PNNX graph, so it
+// runs on the engine (RuntimeGraph) or is saved as .pnnx.param/.pnnx.bin.
+//
+//   std::unique_ptr<RuntimeGraph> graph = LoadOnnx("model.onnx");
+//   graph->Build();
+//   std::vector<sftensor> out = graph->Forward(batch);
+//
+// Ordinary nodes map one to one onto engine operators; MatMul is lowered to
+// dense (nn.Linear / F.linear), reshapes and batch matmul (torch.matmul), and
+// Upsample/Resize to kuiper.Resize. docs/onnx.md describes every mapping and
+// how the engine's batch dimension is chosen.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kuiper/error.hpp"
+#include "kuiper/graph.hpp"
+#include "kuiper/pnnx.hpp"
+#include "kuiper/tensor.hpp"
+
+namespace kuiper {
+
+// A model that cannot be converted: its message names the node (or value) and
+// says what was expected.
+class ConversionError : public Error {
+ public:
+  using Error::Error;
+};
+
+// A model holding operator types the importer does not know; the message lists
+// every such type with the names of its nodes, all at once.
+class UnsupportedOperatorError : public ConversionError {
+ public:
+  using ConversionError::ConversionError;
+};
+
+// The ONNX operator types (default domain) the importer converts, sorted.
+std::vector<std::string> SupportedOnnxOperators();
+
+// Reads an ONNX file (throws ParseError when it is not one).
+onnx::ModelProto ReadOnnxModel(const std::string& path);
+
+// Converts a model. Throws UnsupportedOperatorError or ConversionError.
+pnnx::Graph ConvertOnnx(const onnx::ModelProto& model);
+
+// ReadOnnxModel then ConvertOnnx, in a RuntimeGraph named after the file
+// (not built yet: call Build()).
+std::unique_ptr<RuntimeGraph> LoadOnnx(const std::string& onnx_path);
+
+// Converts and saves as PNNX. An empty bin_path is param_path with its
+// ".param" suffix replaced by ".bin" (or ".bin" appended).
+void ConvertOnnxToPnnx(const std::string& onnx_path, const std::string& param_path,
+                       const std::string& bin_path = "");
+
+// Row-major values of an ONNX float tensor (float_data or raw_data). Throws
+// ConversionError for other element types.
+std::vector<float> OnnxTensorFloats(const onnx::TensorProto& tensor);
+
+// Splits row-major `values` into the batch of an engine operand of shape
+// `shape` (batch first): shape[0] items of shape[1..]. Throws ShapeError when
+// the counts do not match.
+std::vector<sftensor> ValuesToBatch(const std::vector<float>& values,
+                                    const std::vector<int>& shape);
+
+// The row-major values of a batch, item after item.
+std::vector<float> BatchToValues(const std::vector<sftensor>& batch);
+
+}  // namespace kuiper

@@ -1,0 +1,843 @@
+// The graph walk of the ONNX importer and the ordinary, one-to-one nodes.
+// MatMul and Upsample/Resize, which need more than one engine operator or
+// more care, are in lowering.cpp.
+#include "converter.hpp"
+
+#include <fmt/ranges.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+namespace kuiper::onnx_import {
+
+// ---- small helpers ----
+
+pnnx::Parameter IntParam(int value) {
+  pnnx::Parameter p;
+  p.type = pnnx::ParameterType::kInt;
+  p.i = value;
+  return p;
+}
+
+pnnx::Parameter BoolParam(bool value) {
+  pnnx::Parameter p;
+  p.type = pnnx::ParameterType::kBool;
+  p.b = value;
+  return p;
+}
+
+pnnx::Parameter FloatParam(float value) {
+  pnnx::Parameter p;
+  p.type = pnnx::ParameterType::kFloat;
+  p.f = value;
+  return p;
+}
+
+pnnx::Parameter StringParam(const std::string& value) {
+  pnnx::Parameter p;
+  p.type = pnnx::ParameterType::kString;
+  p.s = value;
+  return p;
+}
+
+pnnx::Parameter IntsParam(const std::vector<int>& values) {
+  pnnx::Parameter p;
+  p.type = pnnx::ParameterType::kIntArray;
+  p.ai = values;
+  return p;
+}
+
+pnnx::Parameter FloatsParam(const std::vector<float>& values) {
+  pnnx::Parameter p;
+  p.type = pnnx::ParameterType::kFloatArray;
+  p.af = values;
+  return p;
+}
+
+pnnx::Attribute FloatAttribute(const std::vector<int>& shape, const std::vector<float>& values) {
+  pnnx::Attribute attr;
+  attr.type = pnnx::DataType::kF32;
+  attr.shape = shape;
+  attr.data.resize(values.size() * sizeof(float));
+  std::memcpy(attr.data.data(), values.data(), attr.data.size());
+  return attr;
+}
+
+const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, const std::string& name) {
+  for (const onnx::AttributeProto& attr : node.attribute()) {
+    if (attr.name() == name) return &attr;
+  }
+  return nullptr;
+}
+
+int64_t AttributeInt(const onnx::NodeProto& node, const std::string& name, int64_t fallback) {
+  const onnx::AttributeProto* attr = FindAttribute(node, name);
+  return attr ? attr->i() : fallback;
+}
+
+float AttributeFloat(const onnx::NodeProto& node, const std::string& name, float fallback) {
+  const onnx::AttributeProto* attr = FindAttribute(node, name);
+  return attr ? attr->f() : fallback;
+}
+
+std::string AttributeString(const onnx::NodeProto& node, const std::string& name,
+                            const std::string& fallback) {
+  const onnx::AttributeProto* attr = FindAttribute(node, name);
+  return attr ? attr->s() : fallback;
+}
+
+std::vector<int64_t> AttributeInts(const onnx::NodeProto& node, const std::string& name,
+                                   const std::vector<int64_t>& fallback) {
+  const onnx::AttributeProto* attr = FindAttribute(node, name);
+  return attr ? std::vector<int64_t>(attr->ints().begin(), attr->ints().end()) : fallback;
+}
+
+std::vector<int64_t> OnnxTensorInts(const onnx::TensorProto& tensor) {
+  switch (tensor.data_type()) {
+    case onnx::TensorProto::INT64:
+      return onnx::ParseData<int64_t>(&tensor);
+    case onnx::TensorProto::INT32: {
+      const std::vector<int32_t> values = onnx::ParseData<int32_t>(&tensor);
+      return {values.begin(), values.end()};
+    }
+    default:
+      throw ConversionError(fmt::format("tensor '{}' is of ONNX type {}, expected int64 or int32",
+                                        tensor.name(), tensor.data_type()));
+  }
+}
+
+std::string ShapeText(const Shape& shape) { return fmt::format("({})", fmt::join(shape, ",")); }
+
+namespace {
+
+std::vector<int> ToInts(const std::vector<int64_t>& values) {
+  return {values.begin(), values.end()};
+}
+
+// Only the characters the PNNX text format and zip entry names take safely.
+std::string Sanitize(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    const bool ok =
+        std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' || c == ':';
+    out += ok ? c : '_';
+  }
+  const size_t start = out.find_first_not_of('_');
+  return start == std::string::npos ? "v" : out.substr(start);
+}
+
+// ONNX's (begin..., end...) pads as symmetric (h, w) padding, or false.
+bool SymmetricPads(const std::vector<int64_t>& pads, std::vector<int>& padding) {
+  if (pads.empty()) {
+    padding = {0, 0};
+    return true;
+  }
+  if (pads.size() != 4 || pads[0] != pads[2] || pads[1] != pads[3]) return false;
+  padding = {static_cast<int>(pads[0]), static_cast<int>(pads[1])};
+  return true;
+}
+
+}  // namespace
+
+// ---- the converter ----
+
+Converter::Converter(const onnx::ModelProto& model) : model_(model) {
+  for (const onnx::OperatorSetIdProto& set : model_.opset_import()) {
+    if (set.domain().empty() || set.domain() == "ai.onnx") opset_ = set.version();
+  }
+}
+
+const std::map<std::string, Converter::NodeConverter>& Converter::Table() {
+  static const std::map<std::string, NodeConverter> table = {
+      {"Conv", &Converter::ConvertConv},
+      {"Relu", &Converter::ConvertActivation},
+      {"Sigmoid", &Converter::ConvertActivation},
+      {"HardSwish", &Converter::ConvertActivation},
+      {"Add", &Converter::ConvertExpression},
+      {"Sub", &Converter::ConvertExpression},
+      {"Mul", &Converter::ConvertExpression},
+      {"Div", &Converter::ConvertExpression},
+      {"Pow", &Converter::ConvertExpression},
+      {"Sin", &Converter::ConvertExpression},
+      {"Neg", &Converter::ConvertExpression},
+      {"Exp", &Converter::ConvertExpression},
+      {"Log", &Converter::ConvertExpression},
+      {"Sqrt", &Converter::ConvertExpression},
+      {"Abs", &Converter::ConvertExpression},
+      {"Identity", &Converter::ConvertExpression},
+      {"MaxPool", &Converter::ConvertMaxPool},
+      {"AveragePool", &Converter::ConvertAveragePool},
+      {"GlobalAveragePool", &Converter::ConvertGlobalAveragePool},
+      {"Flatten", &Converter::ConvertReshape},
+      {"Reshape", &Converter::ConvertReshape},
+      {"Concat", &Converter::ConvertConcat},
+      {"Softmax", &Converter::ConvertSoftmax},
+      {"Transpose", &Converter::ConvertTranspose},
+      {"Gemm", &Converter::ConvertGemm},
+      {"BatchNormalization", &Converter::ConvertBatchNormalization},
+      {"MatMul", &Converter::ConvertMatMul},
+      {"Upsample", &Converter::ConvertUpsample},
+      {"Resize", &Converter::ConvertResize},
+      {"Constant", nullptr},  // folded: read where it is used
+  };
+  return table;
+}
+
+void Converter::CheckSupported() const {
+  std::map<std::string, std::vector<std::string>> missing;  // type -> node names
+  for (const onnx::NodeProto& node : model_.graph().node()) {
+    const bool standard = node.domain().empty() || node.domain() == "ai.onnx";
+    if (standard && Table().count(node.op_type())) continue;
+    if (node.domain() == "kuiper" && node.op_type() == "Detect") continue;
+    const std::string type = standard ? node.op_type() : node.domain() + "." + node.op_type();
+    missing[type].push_back(NodeName(node));
+  }
+  if (missing.empty()) return;
+  std::vector<std::string> items;
+  for (const auto& [type, names] : missing) {
+    items.push_back(fmt::format("{} (nodes {})", type, fmt::join(names, ", ")));
+  }
+  throw UnsupportedOperatorError(fmt::format("{} unsupported ONNX operator type(s): {}",
+                                             missing.size(), fmt::join(items, "; ")));
+}
+
+void Converter::CollectShapes() {
+  // ONNX's inference stops at the first disagreement with a declared shape;
+  // then the declared shapes stand, and the node's own check (e.g. MatMul's
+  // final_shape) reports it with the node's name.
+  onnx::ModelProto inferred = model_;
+  try {
+    onnx::shape_inference::InferShapes(inferred);
+    model_ = std::move(inferred);
+  } catch (const std::exception&) {
+  }
+  const onnx::GraphProto& graph = model_.graph();
+  const auto record = [&](const onnx::ValueInfoProto& info) {
+    if (!info.type().has_tensor_type()) return;
+    const onnx::TypeProto_Tensor& tensor = info.type().tensor_type();
+    elem_types_[info.name()] = tensor.elem_type();
+    if (!tensor.has_shape()) return;
+    Shape shape;
+    for (const onnx::TensorShapeProto_Dimension& dim : tensor.shape().dim()) {
+      if (!dim.has_dim_value()) return;  // symbolic: unknown
+      shape.push_back(dim.dim_value());
+    }
+    shapes_[info.name()] = shape;
+  };
+  for (const auto& info : graph.input()) record(info);
+  for (const auto& info : graph.value_info()) record(info);
+  for (const auto& info : graph.output()) record(info);
+  for (const onnx::TensorProto& init : graph.initializer()) {
+    constants_[init.name()] = &init;
+    shapes_[init.name()] = Shape(init.dims().begin(), init.dims().end());
+    elem_types_[init.name()] = init.data_type();
+  }
+  int index = 0;
+  for (const onnx::NodeProto& node : graph.node()) {
+    node_names_[&node] =
+        node.name().empty() ? fmt::format("{}_{}", node.op_type(), index) : node.name();
+    ++index;
+    for (const std::string& input : node.input()) used_.insert(input);
+    if (node.op_type() == "Constant" && node.output_size() == 1) {
+      const onnx::AttributeProto* value = FindAttribute(node, "value");
+      if (!value || !value->has_t()) {
+        throw ConversionError(
+            fmt::format("node '{}' (Constant): only a tensor 'value' is "
+                        "supported",
+                        NodeName(node)));
+      }
+      constants_[node.output(0)] = &value->t();
+      shapes_[node.output(0)] = Shape(value->t().dims().begin(), value->t().dims().end());
+      elem_types_[node.output(0)] = value->t().data_type();
+    }
+  }
+  for (const auto& info : graph.output()) used_.insert(info.name());
+}
+
+// Batch mode: every computed value has 2..4 dimensions and the same first
+// one, which then is the engine's batch (N of NCHW).
+bool Converter::BatchModeFits(int64_t& batch) const {
+  batch = -1;
+  const auto fits = [&](const std::string& value) {
+    const auto it = shapes_.find(value);
+    if (it == shapes_.end() || it->second.size() < 2 || it->second.size() > 4) return false;
+    if (batch < 0) batch = it->second[0];
+    return it->second[0] == batch && batch > 0;
+  };
+  const onnx::GraphProto& graph = model_.graph();
+  for (const auto& info : graph.input()) {
+    if (!constants_.count(info.name()) && !fits(info.name())) return false;
+  }
+  for (const onnx::NodeProto& node : graph.node()) {
+    if (node.op_type() == "Constant") continue;
+    for (const std::string& output : node.output()) {
+      if (!output.empty() && IsUsed(output) && !fits(output)) return false;
+    }
+    // A 2-D B of MatMul that is not a constant is one matrix, not a batch of rows.
+    if (node.op_type() == "MatMul" && node.input_size() == 2 && !constants_.count(node.input(1))) {
+      const auto it = shapes_.find(node.input(1));
+      if (it != shapes_.end() && it->second.size() == 2) return false;
+    }
+  }
+  return batch > 0;
+}
+
+// Single-item mode: the whole graph is one batch item, so every computed value
+// must fit in the three dimensions of an item.
+bool Converter::SingleModeFits() const {
+  for (const auto& [name, shape] : shapes_) {
+    if (!constants_.count(name) && shape.size() > 3) return false;
+  }
+  return true;
+}
+
+pnnx::Graph Converter::Run() {
+  CheckSupported();
+  CollectShapes();
+  for (const auto& info : model_.graph().input()) {
+    if (constants_.count(info.name())) continue;
+    if (!shapes_.count(info.name())) {
+      throw ConversionError(
+          fmt::format("graph input '{}' has no fixed shape: export the model "
+                      "with static input sizes",
+                      info.name()));
+    }
+  }
+  if (std::all_of(model_.graph().input().begin(), model_.graph().input().end(),
+                  [&](const auto& info) { return constants_.count(info.name()) != 0; })) {
+    throw ConversionError("the graph has no input; the engine takes its batch from the inputs");
+  }
+  int64_t batch = 1;
+  if (BatchModeFits(batch)) {
+    try {
+      return Convert(/*batch_mode=*/true, batch);
+    } catch (const BatchAxisError&) {
+      if (!SingleModeFits()) throw;
+    }
+  }
+  if (!SingleModeFits()) {
+    // Errors of single nodes (a 5-D Upsample, ...) name the node: let them come first.
+    Convert(/*batch_mode=*/true, batch > 0 ? batch : 1);
+    for (const auto& [name, shape] : shapes_) {
+      if (!constants_.count(name) && shape.size() > 3) {
+        throw ConversionError(fmt::format(
+            "value '{}' of shape {}: the engine takes the first dimension as the batch only "
+            "when every value of the graph has 2 to 4 dimensions and the same first one; "
+            "otherwise the graph is one batch item and no value may have more than 3 "
+            "dimensions",
+            name, ShapeText(shape)));
+      }
+    }
+  }
+  return Convert(/*batch_mode=*/false, 1);
+}
+
+pnnx::Graph Converter::Convert(bool batch_mode, int64_t batch) {
+  batch_mode_ = batch_mode;
+  batch_ = batch;
+  graph_ = pnnx::Graph();
+  operand_of_.clear();
+  op_names_.clear();
+  operand_names_.clear();
+  const onnx::GraphProto& graph = model_.graph();
+  int input_index = 0;
+  for (const auto& info : graph.input()) {
+    if (constants_.count(info.name())) continue;
+    if (elem_types_[info.name()] != onnx::TensorProto::FLOAT) {
+      throw ConversionError(
+          fmt::format("graph input '{}' is of ONNX type {}; the engine "
+                      "computes in float32 only",
+                      info.name(), elem_types_[info.name()]));
+    }
+    const int operand = NewOperand(info.name(), EngineShape(shapes_.at(info.name())));
+    operand_of_[info.name()] = operand;
+    Emit("pnnx.Input", fmt::format("pnnx_input_{}", input_index++), {}, operand);
+  }
+  for (const onnx::NodeProto& node : graph.node()) {
+    if (node.op_type() == "Constant") continue;
+    if (node.domain() == "kuiper") {
+      ConvertDetect(node);
+      continue;
+    }
+    (this->*Table().at(node.op_type()))(node);
+  }
+  int output_index = 0;
+  for (const auto& info : graph.output()) {
+    onnx::NodeProto output;  // stands for the graph's end in messages and constants
+    output.set_name(fmt::format("pnnx_output_{}", output_index));
+    output.set_op_type("Output");
+    output.add_input(info.name());
+    output.add_output(info.name());
+    node_names_[&output] = output.name();
+    const int operand = Input(output, 0);
+    node_names_.erase(&output);
+    Emit("pnnx.Output", fmt::format("pnnx_output_{}", output_index++), {operand}, -1);
+  }
+  return Pruned();
+}
+
+// Drops operators whose result reaches no pnnx.Output (an unused constant, a
+// dead branch): the engine rejects operators whose output nobody reads.
+pnnx::Graph Converter::Pruned() const {
+  std::vector<bool> live(graph_.operators.size(), false);
+  std::vector<int> stack;
+  for (size_t i = 0; i < graph_.operators.size(); ++i) {
+    const std::string& type = graph_.operators[i].type;
+    if (type == "pnnx.Output" || type == "pnnx.Input") stack.push_back(static_cast<int>(i));
+  }
+  while (!stack.empty()) {
+    const int op = stack.back();
+    stack.pop_back();
+    if (live[op]) continue;
+    live[op] = true;
+    for (int input : graph_.operators[op].inputs) {
+      const int producer = graph_.operands[input].producer;
+      if (producer >= 0 && !live[producer]) stack.push_back(producer);
+    }
+  }
+  pnnx::Graph out;
+  std::map<int, int> remap;
+  const auto operand = [&](int old) {
+    const auto [it, fresh] = remap.emplace(old, static_cast<int>(out.operands.size()));
+    if (fresh) {
+      pnnx::Operand copy = graph_.operands[old];
+      copy.producer = -1;
+      copy.consumers.clear();
+      out.operands.push_back(std::move(copy));
+    }
+    return it->second;
+  };
+  for (size_t i = 0; i < graph_.operators.size(); ++i) {
+    if (!live[i]) continue;
+    pnnx::Operator op = graph_.operators[i];
+    const int index = static_cast<int>(out.operators.size());
+    for (int& input : op.inputs) {
+      input = operand(input);
+      out.operands[input].consumers.push_back(index);
+    }
+    for (int& output : op.outputs) {
+      output = operand(output);
+      out.operands[output].producer = index;
+    }
+    op.line = index + 3;  // as if read from a .param file: magic, counts, then one per line
+    out.operators.push_back(std::move(op));
+  }
+  return out;
+}
+
+void Converter::Fail(const onnx::NodeProto& node, const std::string& why) const {
+  throw ConversionError(fmt::format("node '{}' ({}): {}", NodeName(node), node.op_type(), why));
+}
+
+void Converter::FailBatch(const onnx::NodeProto& node, const std::string& why) const {
+  throw BatchAxisError(fmt::format("node '{}' ({}): {}", NodeName(node), node.op_type(), why));
+}
+
+std::string Converter::NodeName(const onnx::NodeProto& node) const {
+  const auto it = node_names_.find(&node);
+  if (it != node_names_.end()) return it->second;
+  return node.name().empty() ? node.op_type() : node.name();
+}
+
+const Shape& Converter::ShapeOf(const onnx::NodeProto& node, const std::string& value) const {
+  const auto it = shapes_.find(value);
+  if (it == shapes_.end()) {
+    Fail(node, fmt::format("the shape of '{}' is unknown (ONNX shape inference could not fix "
+                           "it)",
+                           value));
+  }
+  return it->second;
+}
+
+const onnx::TensorProto* Converter::Constant(const std::string& value) const {
+  const auto it = constants_.find(value);
+  return it == constants_.end() ? nullptr : it->second;
+}
+
+bool Converter::HasInput(const onnx::NodeProto& node, int input) const {
+  return node.input_size() > input && !node.input(input).empty();
+}
+
+const onnx::TensorProto& Converter::RequireConstant(const onnx::NodeProto& node, int input) const {
+  const onnx::TensorProto* tensor = HasInput(node, input) ? Constant(node.input(input)) : nullptr;
+  if (!tensor) {
+    Fail(node,
+         fmt::format("input {} must be a constant (an initializer or a Constant node)", input));
+  }
+  return *tensor;
+}
+
+std::vector<int> Converter::EngineShape(const Shape& shape) const {
+  std::vector<int> engine(shape.begin(), shape.end());
+  if (!batch_mode_) engine.insert(engine.begin(), 1);
+  if (engine.size() == 1) engine.push_back(1);  // a scalar: one item of one element
+  return engine;
+}
+
+int Converter::EngineAxis(const onnx::NodeProto& node, int64_t axis, size_t rank) const {
+  const int64_t r = static_cast<int64_t>(rank);
+  if (axis < -r || axis >= r)
+    Fail(node, fmt::format("axis {} is out of range for rank {}", axis, r));
+  if (axis < 0) axis += r;
+  if (batch_mode_ && axis == 0) FailBatch(node, "acts on dimension 0, the engine's batch");
+  return static_cast<int>(batch_mode_ ? axis : axis + 1);
+}
+
+std::string Converter::UniqueName(const std::string& base, std::set<std::string>& taken) const {
+  std::string name = Sanitize(base);
+  for (int k = 1; taken.count(name); ++k) name = fmt::format("{}_{}", Sanitize(base), k);
+  taken.insert(name);
+  return name;
+}
+
+int Converter::NewOperand(const std::string& name, const std::vector<int>& engine_shape) {
+  pnnx::Operand operand;
+  operand.name = UniqueName(name, operand_names_);
+  operand.type = pnnx::DataType::kF32;
+  operand.shape = engine_shape;
+  graph_.operands.push_back(std::move(operand));
+  return static_cast<int>(graph_.operands.size()) - 1;
+}
+
+int Converter::Output(const onnx::NodeProto& node, int output) {
+  const std::string& name = node.output(output);
+  const auto type = elem_types_.find(name);
+  if (type != elem_types_.end() && type->second != onnx::TensorProto::FLOAT) {
+    Fail(node, fmt::format("output '{}' is of ONNX type {}; the engine computes in float32 only",
+                           name, type->second));
+  }
+  const int operand = NewOperand(name, EngineShape(ShapeOf(node, name)));
+  operand_of_[name] = operand;
+  return operand;
+}
+
+pnnx::Operator& Converter::Emit(const std::string& type, const std::string& name,
+                                const std::vector<int>& inputs, int output) {
+  pnnx::Operator op;
+  op.type = type;
+  op.name = UniqueName(name, op_names_);
+  op.inputs = inputs;
+  op.input_names.assign(inputs.size(), "");
+  const int index = static_cast<int>(graph_.operators.size());
+  for (int input : inputs) graph_.operands[input].consumers.push_back(index);
+  if (output >= 0) {
+    op.outputs = {output};
+    graph_.operands[output].producer = index;
+  }
+  op.line = index + 3;
+  graph_.operators.push_back(std::move(op));
+  return graph_.operators.back();
+}
+
+int Converter::Input(const onnx::NodeProto& node, int input) {
+  if (!HasInput(node, input)) Fail(node, fmt::format("input {} is missing", input));
+  const std::string& name = node.input(input);
+  const auto it = operand_of_.find(name);
+  if (it != operand_of_.end()) return it->second;
+  const onnx::TensorProto* tensor = Constant(name);
+  if (!tensor) Fail(node, fmt::format("input '{}' is produced by no earlier node", name));
+
+  // A constant operand is the same for every batch item: in batch mode it
+  // loses its dimension 0, which must then be 1 (broadcast over the batch).
+  Shape shape(tensor->dims().begin(), tensor->dims().end());
+  const size_t rank = node.output_size() > 0 && shapes_.count(node.output(0))
+                          ? shapes_.at(node.output(0)).size()
+                          : shape.size();
+  if (batch_mode_ && !shape.empty() && shape.size() >= rank) {
+    if (shape.size() > rank || shape[0] != 1) {
+      FailBatch(node, fmt::format("constant '{}' of shape {} differs along the batch dimension",
+                                  name, ShapeText(shape)));
+    }
+    shape.erase(shape.begin());
+  }
+  while (shape.size() > 3 && shape[0] == 1) shape.erase(shape.begin());
+  if (shape.size() > 3) {
+    Fail(node, fmt::format("constant '{}' of shape {} has more than 3 dimensions", name,
+                           ShapeText(shape)));
+  }
+  if (tensor->data_type() != onnx::TensorProto::FLOAT) {
+    Fail(node, fmt::format("constant '{}' is of ONNX type {}; the engine computes in float32 "
+                           "only",
+                           name, tensor->data_type()));
+  }
+  if (shape.empty()) shape = {1};
+  const std::string key = name + "@" + ShapeText(shape);
+  const auto cached = operand_of_.find(key);
+  if (cached != operand_of_.end()) return cached->second;
+  std::vector<int> engine = {static_cast<int>(batch_)};
+  engine.insert(engine.end(), shape.begin(), shape.end());
+  const int operand = NewOperand(name, engine);
+  pnnx::Operator& op = Emit("pnnx.Attribute", name, {}, operand);
+  op.attrs["data"] = FloatAttribute(ToInts(shape), OnnxTensorFloats(*tensor));
+  operand_of_[key] = operand;
+  return operand;
+}
+
+pnnx::Operator& Converter::EmitUnary(const onnx::NodeProto& node, const std::string& type) {
+  const int input = Input(node, 0);
+  return Emit(type, NodeName(node), {input}, Output(node));
+}
+
+// ---- ordinary nodes ----
+
+void Converter::ConvertActivation(const onnx::NodeProto& node) {
+  static const std::map<std::string, std::string> types = {
+      {"Relu", "nn.ReLU"}, {"Sigmoid", "nn.Sigmoid"}, {"HardSwish", "nn.Hardswish"}};
+  EmitUnary(node, types.at(node.op_type()));
+}
+
+void Converter::ConvertExpression(const onnx::NodeProto& node) {
+  static const std::map<std::string, std::string> binary = {
+      {"Add", "add"}, {"Sub", "sub"}, {"Mul", "mul"}, {"Div", "div"}, {"Pow", "pow"}};
+  static const std::map<std::string, std::string> unary = {{"Sin", "sin"},   {"Neg", "neg"},
+                                                           {"Exp", "exp"},   {"Log", "log"},
+                                                           {"Sqrt", "sqrt"}, {"Abs", "abs"}};
+  const std::string& type = node.op_type();
+  const int arity = binary.count(type) ? 2 : 1;
+  if (node.input_size() != arity) {
+    Fail(node, fmt::format("needs {} input(s), has {}", arity, node.input_size()));
+  }
+  // Items broadcast among themselves: in batch mode a computed operand must
+  // have the output's rank, or NumPy would align its batch with another dim.
+  const size_t rank = ShapeOf(node, node.output(0)).size();
+  for (int k = 0; k < arity; ++k) {
+    if (batch_mode_ && !Constant(node.input(k)) && ShapeOf(node, node.input(k)).size() != rank) {
+      FailBatch(node, "broadcasts a computed operand of lower rank over the batch dimension");
+    }
+  }
+  std::vector<int> inputs;
+  for (int k = 0; k < arity; ++k) inputs.push_back(Input(node, k));
+  std::string expr = "@0";
+  if (arity == 2) expr = fmt::format("{}(@0,@1)", binary.at(type));
+  if (unary.count(type)) expr = fmt::format("{}(@0)", unary.at(type));
+  pnnx::Operator& op = Emit("pnnx.Expression", NodeName(node), inputs, Output(node));
+  op.params["expr"] = StringParam(expr);
+}
+
+void Converter::ConvertConv(const onnx::NodeProto& node) {
+  const onnx::TensorProto& weight = RequireConstant(node, 1);
+  const Shape w(weight.dims().begin(), weight.dims().end());
+  if (w.size() != 4 || ShapeOf(node, node.input(0)).size() != 4) {
+    Fail(node, "only 2-D convolution (4-D input and weight) is supported");
+  }
+  const std::string auto_pad = AttributeString(node, "auto_pad", "NOTSET");
+  if (auto_pad != "NOTSET" && auto_pad != "VALID") {
+    Fail(node, fmt::format("auto_pad={} is not supported (NOTSET, VALID)", auto_pad));
+  }
+  std::vector<int> padding;
+  if (!SymmetricPads(AttributeInts(node, "pads", {}), padding)) {
+    Fail(node, "asymmetric pads are not supported");
+  }
+  const std::vector<int64_t> kernel = AttributeInts(node, "kernel_shape", {w[2], w[3]});
+  if (kernel != std::vector<int64_t>{w[2], w[3]}) Fail(node, "kernel_shape differs from W");
+  const int64_t group = AttributeInt(node, "group", 1);
+  const bool has_bias = HasInput(node, 2);
+  const int input = Input(node, 0);
+  pnnx::Operator& op = Emit("nn.Conv2d", NodeName(node), {input}, Output(node));
+  op.params["bias"] = BoolParam(has_bias);
+  op.params["dilation"] = IntsParam(ToInts(AttributeInts(node, "dilations", {1, 1})));
+  op.params["groups"] = IntParam(static_cast<int>(group));
+  op.params["in_channels"] = IntParam(static_cast<int>(w[1] * group));
+  op.params["kernel_size"] = IntsParam(ToInts(kernel));
+  op.params["out_channels"] = IntParam(static_cast<int>(w[0]));
+  op.params["padding"] = IntsParam(padding);
+  op.params["padding_mode"] = StringParam("zeros");
+  op.params["stride"] = IntsParam(ToInts(AttributeInts(node, "strides", {1, 1})));
+  op.attrs["weight"] = FloatAttribute(ToInts(w), OnnxTensorFloats(weight));
+  if (has_bias) {
+    const onnx::TensorProto& bias = RequireConstant(node, 2);
+    op.attrs["bias"] = FloatAttribute({static_cast<int>(w[0])}, OnnxTensorFloats(bias));
+  }
+}
+
+namespace {
+
+// kernel_shape, strides (default 1), pads of a 2-D pooling node, or an error text.
+std::string PoolingParams(const onnx::NodeProto& node, std::map<std::string, pnnx::Parameter>& p) {
+  const std::vector<int64_t> kernel = AttributeInts(node, "kernel_shape", {});
+  if (kernel.size() != 2) return "only 2-D pooling is supported";
+  const std::string auto_pad = AttributeString(node, "auto_pad", "NOTSET");
+  if (auto_pad != "NOTSET" && auto_pad != "VALID") {
+    return fmt::format("auto_pad={} is not supported (NOTSET, VALID)", auto_pad);
+  }
+  std::vector<int> padding;
+  if (!SymmetricPads(AttributeInts(node, "pads", {}), padding)) {
+    return "asymmetric pads are not supported";
+  }
+  p["kernel_size"] = IntsParam(ToInts(kernel));
+  p["stride"] = IntsParam(ToInts(AttributeInts(node, "strides", {1, 1})));
+  p["padding"] = IntsParam(padding);
+  p["ceil_mode"] = BoolParam(AttributeInt(node, "ceil_mode", 0) != 0);
+  return "";
+}
+
+}  // namespace
+
+void Converter::ConvertMaxPool(const onnx::NodeProto& node) {
+  std::map<std::string, pnnx::Parameter> params;
+  if (const std::string error = PoolingParams(node, params); !error.empty()) Fail(node, error);
+  if (node.output_size() > 1 && IsUsed(node.output(1))) {
+    Fail(node, "the Indices output is not supported");
+  }
+  params["dilation"] = IntsParam(ToInts(AttributeInts(node, "dilations", {1, 1})));
+  params["return_indices"] = BoolParam(false);
+  EmitUnary(node, "nn.MaxPool2d").params = params;
+}
+
+void Converter::ConvertAveragePool(const onnx::NodeProto& node) {
+  std::map<std::string, pnnx::Parameter> params;
+  if (const std::string error = PoolingParams(node, params); !error.empty()) Fail(node, error);
+  if (AttributeInts(node, "dilations", {1, 1}) != std::vector<int64_t>{1, 1}) {
+    Fail(node, "dilations are not supported");
+  }
+  params["count_include_pad"] = BoolParam(AttributeInt(node, "count_include_pad", 0) != 0);
+  params["divisor_override"] = pnnx::Parameter{};
+  EmitUnary(node, "nn.AvgPool2d").params = params;
+}
+
+void Converter::ConvertGlobalAveragePool(const onnx::NodeProto& node) {
+  if (ShapeOf(node, node.input(0)).size() != 4) Fail(node, "only 4-D (N,C,H,W) input");
+  EmitUnary(node, "nn.AdaptiveAvgPool2d").params["output_size"] = IntsParam({1, 1});
+}
+
+// Flatten and Reshape: the target is the inferred output shape, so ONNX's 0
+// and -1 entries are already resolved. Row-major data does not move, so in
+// batch mode, where every value starts with the batch, each item reshapes alone.
+void Converter::ConvertReshape(const onnx::NodeProto& node) {
+  std::vector<int> shape = EngineShape(ShapeOf(node, node.output(0)));
+  if (shape.size() > 4)
+    Fail(node, fmt::format("output shape {} has more than 3 item dimensions",
+                           ShapeText(ShapeOf(node, node.output(0)))));
+  shape[0] = -1;
+  EmitUnary(node, "Tensor.reshape").params["shape"] = IntsParam(shape);
+}
+
+void Converter::ConvertConcat(const onnx::NodeProto& node) {
+  const size_t rank = ShapeOf(node, node.output(0)).size();
+  const int dim = EngineAxis(node, AttributeInt(node, "axis", 0), rank);
+  std::vector<int> inputs;
+  for (int k = 0; k < node.input_size(); ++k) inputs.push_back(Input(node, k));
+  Emit("torch.cat", NodeName(node), inputs, Output(node)).params["dim"] = IntParam(dim);
+}
+
+void Converter::ConvertSoftmax(const onnx::NodeProto& node) {
+  const Shape& shape = ShapeOf(node, node.input(0));
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  int64_t axis = AttributeInt(node, "axis", opset_ >= 13 ? -1 : 1);
+  if (axis < 0) axis += rank;
+  // Before opset 13 Softmax normalises over all dimensions from `axis` on;
+  // that is one axis only when the ones after it have size 1.
+  if (opset_ < 13) {
+    for (int64_t d = axis + 1; d < rank; ++d) {
+      if (shape[d] != 1) {
+        Fail(node, fmt::format("opset {} Softmax over dimensions {}.. of {} (several axes) is "
+                               "not supported",
+                               opset_, axis, ShapeText(shape)));
+      }
+    }
+  }
+  const int dim = EngineAxis(node, axis, shape.size());
+  EmitUnary(node, "nn.Softmax").params["dim"] = IntParam(dim);
+}
+
+void Converter::ConvertTranspose(const onnx::NodeProto& node) {
+  const size_t rank = ShapeOf(node, node.input(0)).size();
+  std::vector<int64_t> reversed(rank);
+  std::iota(reversed.rbegin(), reversed.rend(), 0);
+  const std::vector<int64_t> perm = AttributeInts(node, "perm", reversed);
+  std::vector<int> dims;
+  if (batch_mode_) {
+    if (perm.empty() || perm[0] != 0) FailBatch(node, "moves dimension 0, the engine's batch");
+    dims = ToInts(perm);
+  } else {
+    dims.push_back(0);
+    for (int64_t d : perm) dims.push_back(static_cast<int>(d + 1));
+  }
+  EmitUnary(node, "torch.permute").params["dims"] = IntsParam(dims);
+}
+
+void Converter::ConvertGemm(const onnx::NodeProto& node) {
+  if (AttributeInt(node, "transA", 0) != 0) Fail(node, "transA=1 is not supported");
+  if (ShapeOf(node, node.input(0)).size() != 2) Fail(node, "A must be 2-D");
+  const onnx::TensorProto& b = RequireConstant(node, 1);
+  const Shape bs(b.dims().begin(), b.dims().end());
+  if (bs.size() != 2) Fail(node, "B must be 2-D");
+  const bool trans_b = AttributeInt(node, "transB", 0) != 0;
+  const float alpha = AttributeFloat(node, "alpha", 1.f);
+  const float beta = AttributeFloat(node, "beta", 1.f);
+  const int64_t k = trans_b ? bs[1] : bs[0];
+  const int64_t n = trans_b ? bs[0] : bs[1];
+  // nn.Linear keeps W as (out, in) = (N, K): B itself when transB, else B^T.
+  const std::vector<float> bv = OnnxTensorFloats(b);
+  std::vector<float> weight(bv.size());
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < k; ++j) {
+      weight[i * k + j] = alpha * (trans_b ? bv[i * k + j] : bv[j * n + i]);
+    }
+  }
+  std::vector<float> bias;
+  if (HasInput(node, 2)) {
+    const std::vector<float> c = OnnxTensorFloats(RequireConstant(node, 2));
+    if (c.size() != 1 && static_cast<int64_t>(c.size()) != n) {
+      Fail(node,
+           fmt::format("C must hold 1 or N={} values (one bias per output), has {}", n, c.size()));
+    }
+    for (int64_t i = 0; i < n; ++i) bias.push_back(beta * c[c.size() == 1 ? 0 : i]);
+  }
+  pnnx::Operator& op = EmitUnary(node, "nn.Linear");
+  op.params["bias"] = BoolParam(!bias.empty());
+  op.params["in_features"] = IntParam(static_cast<int>(k));
+  op.params["out_features"] = IntParam(static_cast<int>(n));
+  op.attrs["weight"] = FloatAttribute({static_cast<int>(n), static_cast<int>(k)}, weight);
+  if (!bias.empty()) op.attrs["bias"] = FloatAttribute({static_cast<int>(n)}, bias);
+}
+
+void Converter::ConvertBatchNormalization(const onnx::NodeProto& node) {
+  if (ShapeOf(node, node.input(0)).size() != 4) Fail(node, "only 4-D (N,C,H,W) input");
+  if (AttributeInt(node, "training_mode", 0) != 0) Fail(node, "training_mode=1 is not supported");
+  for (int k = 1; k < node.output_size(); ++k) {
+    if (IsUsed(node.output(k))) Fail(node, "the running statistics outputs are not supported");
+  }
+  const int64_t channels = ShapeOf(node, node.input(0))[1];
+  const char* keys[] = {"weight", "bias", "running_mean", "running_var"};
+  std::map<std::string, pnnx::Attribute> attrs;
+  for (int k = 1; k <= 4; ++k) {
+    const std::vector<float> values = OnnxTensorFloats(RequireConstant(node, k));
+    if (static_cast<int64_t>(values.size()) != channels) {
+      Fail(node, fmt::format("input {} has {} values, expected C={}", k, values.size(), channels));
+    }
+    attrs[keys[k - 1]] = FloatAttribute({static_cast<int>(channels)}, values);
+  }
+  pnnx::Operator& op = EmitUnary(node, "nn.BatchNorm2d");
+  op.params["affine"] = BoolParam(true);
+  op.params["eps"] = FloatParam(AttributeFloat(node, "epsilon", 1e-5f));
+  op.params["num_features"] = IntParam(static_cast<int>(channels));
+  op.attrs = std::move(attrs);
+}
+
+// kuiper::Detect, the YOLOv5 head that tools/export_onnx.py writes as one node
+// (see there): three feature maps, then m.{i}.weight, m.{i}.bias, anchors, strides.
+void Converter::ConvertDetect(const onnx::NodeProto& node) {
+  if (node.input_size() != 11) Fail(node, "needs 3 feature maps and 8 constant tensors");
+  std::vector<int> inputs;
+  for (int k = 0; k < 3; ++k) inputs.push_back(Input(node, k));
+  pnnx::Operator& op = Emit("models.yolo.Detect", NodeName(node), inputs, Output(node));
+  op.params["nc"] = IntParam(static_cast<int>(AttributeInt(node, "nc", 80)));
+  op.params["na"] = IntParam(static_cast<int>(AttributeInt(node, "na", 3)));
+  std::vector<std::string> keys;
+  for (int level = 0; level < 3; ++level) {
+    keys.push_back(fmt::format("m.{}.weight", level));
+    keys.push_back(fmt::format("m.{}.bias", level));
+  }
+  keys.push_back("anchors");
+  keys.push_back("strides");
+  for (size_t k = 0; k < keys.size(); ++k) {
+    const onnx::TensorProto& tensor = RequireConstant(node, static_cast<int>(k) + 3);
+    op.attrs[keys[k]] = FloatAttribute(ToInts(Shape(tensor.dims().begin(), tensor.dims().end())),
+                                       OnnxTensorFloats(tensor));
+  }
+}
+
+}  // namespace kuiper::onnx_import

@@ -1,0 +1,126 @@
+// The ONNX-to-PNNX converter shared by converter.cpp (graph walk, ordinary
+// nodes) and lowering.cpp (MatMul and Upsample/Resize). Not public API.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kuiper/onnx_import.hpp"
+
+namespace kuiper::onnx_import {
+
+using Shape = std::vector<int64_t>;
+
+// A node that batch mode (leading dimension = engine batch) cannot express,
+// such as a transpose that moves dimension 0. The converter then retries with
+// the whole graph as one batch item, when every value fits in three dimensions.
+class BatchAxisError : public ConversionError {
+ public:
+  using ConversionError::ConversionError;
+};
+
+pnnx::Parameter IntParam(int value);
+pnnx::Parameter BoolParam(bool value);
+pnnx::Parameter FloatParam(float value);
+pnnx::Parameter StringParam(const std::string& value);
+pnnx::Parameter IntsParam(const std::vector<int>& values);
+pnnx::Parameter FloatsParam(const std::vector<float>& values);
+pnnx::Attribute FloatAttribute(const std::vector<int>& shape, const std::vector<float>& values);
+
+// ONNX attributes of a node, with ONNX's defaults.
+const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, const std::string& name);
+int64_t AttributeInt(const onnx::NodeProto& node, const std::string& name, int64_t fallback);
+float AttributeFloat(const onnx::NodeProto& node, const std::string& name, float fallback);
+std::string AttributeString(const onnx::NodeProto& node, const std::string& name,
+                            const std::string& fallback);
+std::vector<int64_t> AttributeInts(const onnx::NodeProto& node, const std::string& name,
+                                   const std::vector<int64_t>& fallback);
+
+std::vector<int64_t> OnnxTensorInts(const onnx::TensorProto& tensor);
+std::string ShapeText(const Shape& shape);
+
+class Converter {
+ public:
+  using NodeConverter = void (Converter::*)(const onnx::NodeProto&);
+
+  explicit Converter(const onnx::ModelProto& model);
+  pnnx::Graph Run();
+  // Converter of each supported operator type of the default domain.
+  static const std::map<std::string, NodeConverter>& Table();
+
+ private:
+  void CheckSupported() const;
+  void CollectShapes();
+  bool BatchModeFits(int64_t& batch) const;
+  bool SingleModeFits() const;
+  pnnx::Graph Convert(bool batch_mode, int64_t batch);
+  pnnx::Graph Pruned() const;
+
+  // ---- helpers for node converters ----
+  [[noreturn]] void Fail(const onnx::NodeProto& node, const std::string& why) const;
+  [[noreturn]] void FailBatch(const onnx::NodeProto& node, const std::string& why) const;
+  std::string NodeName(const onnx::NodeProto& node) const;
+  const Shape& ShapeOf(const onnx::NodeProto& node, const std::string& value) const;
+  const onnx::TensorProto* Constant(const std::string& value) const;
+  const onnx::TensorProto& RequireConstant(const onnx::NodeProto& node, int input) const;
+  bool HasInput(const onnx::NodeProto& node, int input) const;
+  // The engine shape of an ONNX shape: itself in batch mode, (1, shape...) otherwise.
+  std::vector<int> EngineShape(const Shape& shape) const;
+  // An engine dimension (batch counted as 0) for ONNX `axis` of a rank-`rank` value.
+  int EngineAxis(const onnx::NodeProto& node, int64_t axis, size_t rank) const;
+  // The operand for input `input` of `node`; a constant becomes a pnnx.Attribute.
+  int Input(const onnx::NodeProto& node, int input);
+  int NewOperand(const std::string& name, const std::vector<int>& engine_shape);
+  // The operand of the node's output `output`, created with its engine shape.
+  int Output(const onnx::NodeProto& node, int output = 0);
+  pnnx::Operator& Emit(const std::string& type, const std::string& name,
+                       const std::vector<int>& inputs, int output);
+  // Emits `type` on input 0 with output 0: the common one-to-one case.
+  pnnx::Operator& EmitUnary(const onnx::NodeProto& node, const std::string& type);
+  std::string UniqueName(const std::string& base, std::set<std::string>& taken) const;
+  bool IsUsed(const std::string& value) const { return used_.count(value) != 0; }
+
+  // ---- node converters (converter.cpp) ----
+  void ConvertConv(const onnx::NodeProto& node);
+  void ConvertActivation(const onnx::NodeProto& node);
+  void ConvertExpression(const onnx::NodeProto& node);
+  void ConvertMaxPool(const onnx::NodeProto& node);
+  void ConvertAveragePool(const onnx::NodeProto& node);
+  void ConvertGlobalAveragePool(const onnx::NodeProto& node);
+  void ConvertReshape(const onnx::NodeProto& node);
+  void ConvertConcat(const onnx::NodeProto& node);
+  void ConvertSoftmax(const onnx::NodeProto& node);
+  void ConvertTranspose(const onnx::NodeProto& node);
+  void ConvertGemm(const onnx::NodeProto& node);
+  void ConvertBatchNormalization(const onnx::NodeProto& node);
+  void ConvertDetect(const onnx::NodeProto& node);
+  // ---- lowerings (lowering.cpp) ----
+  void ConvertMatMul(const onnx::NodeProto& node);
+  void ConvertUpsample(const onnx::NodeProto& node);
+  void ConvertResize(const onnx::NodeProto& node);
+  void EmitResize(const onnx::NodeProto& node, const std::string& mode,
+                  const std::string& coordinate_mode, const std::string& nearest_mode,
+                  float scale_h, float scale_w, bool sizes_given, int64_t size_h, int64_t size_w);
+
+  onnx::ModelProto model_;
+  int64_t opset_ = 1;
+  std::map<std::string, const onnx::TensorProto*> constants_;
+  std::map<std::string, Shape> shapes_;    // every value whose shape is known
+  std::map<std::string, int> elem_types_;  // onnx::TensorProto::DataType of values
+  std::set<std::string> used_;             // values read by a node or the graph
+  std::map<const onnx::NodeProto*, std::string> node_names_;
+
+  // State of one conversion.
+  bool batch_mode_ = true;
+  int64_t batch_ = 1;
+  pnnx::Graph graph_;
+  std::map<std::string, int> operand_of_;  // ONNX value -> engine operand
+  std::set<std::string> op_names_, operand_names_;
+};
+
+}  // namespace kuiper::onnx_import

@@ -1,0 +1,140 @@
+// Builds small ONNX models in C++ and runs converted graphs, for the tests.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "kuiper/graph.hpp"
+#include "kuiper/onnx_import.hpp"
+
+namespace kuiper::testing {
+
+inline onnx::ValueInfoProto ValueInfo(const std::string& name, const std::vector<int64_t>& shape) {
+  onnx::ValueInfoProto info;
+  info.set_name(name);
+  auto* tensor = info.mutable_type()->mutable_tensor_type();
+  tensor->set_elem_type(onnx::TensorProto::FLOAT);
+  for (int64_t d : shape) tensor->mutable_shape()->add_dim()->set_dim_value(d);
+  return info;
+}
+
+inline onnx::TensorProto FloatTensor(const std::string& name, const std::vector<int64_t>& shape,
+                                     const std::vector<float>& values) {
+  onnx::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(onnx::TensorProto::FLOAT);
+  for (int64_t d : shape) t.add_dims(d);
+  for (float v : values) t.add_float_data(v);
+  return t;
+}
+
+// A model of one node; `inputs` are graph inputs, `constants` initializers.
+struct OneNodeModel {
+  onnx::ModelProto model;
+  onnx::NodeProto* node = nullptr;
+
+  OneNodeModel(const std::string& op_type, int opset) {
+    model.set_ir_version(7);
+    auto* set = model.add_opset_import();
+    set->set_domain("");
+    set->set_version(opset);
+    node = model.mutable_graph()->add_node();
+    node->set_op_type(op_type);
+    node->set_name("the_node");
+  }
+  OneNodeModel& Input(const std::string& name, const std::vector<int64_t>& shape) {
+    *model.mutable_graph()->add_input() = ValueInfo(name, shape);
+    node->add_input(name);
+    return *this;
+  }
+  OneNodeModel& Constant(const onnx::TensorProto& tensor) {
+    *model.mutable_graph()->add_initializer() = tensor;
+    node->add_input(tensor.name());
+    return *this;
+  }
+  OneNodeModel& Output(const std::string& name, const std::vector<int64_t>& shape) {
+    *model.mutable_graph()->add_output() = ValueInfo(name, shape);
+    node->add_output(name);
+    return *this;
+  }
+};
+
+inline std::vector<float> Iota(size_t n, float start = 0.f, float step = 0.25f) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i)
+    v[i] = start + step * static_cast<float>(i % 23) - 0.01f * static_cast<float>(i);
+  return v;
+}
+
+inline std::vector<std::string> OperatorTypes(const pnnx::Graph& graph) {
+  std::vector<std::string> types;
+  for (const auto& op : graph.operators) types.push_back(op.type);
+  return types;
+}
+
+// Runs a converted graph on row-major inputs, one per graph input; returns the
+// first output's row-major values.
+inline std::vector<float> RunGraph(const pnnx::Graph& graph,
+                                   const std::vector<std::vector<float>>& inputs) {
+  RuntimeGraph runtime(graph, "test");
+  runtime.Build();
+  std::vector<std::vector<sftensor>> batches;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    batches.push_back(
+        ValuesToBatch(inputs[i], runtime.input_operators()[i]->output_operand->shapes));
+  }
+  return BatchToValues(runtime.Forward(batches).at(0));
+}
+
+// Row-major matmul with NumPy broadcasting of the batch dimensions.
+inline std::vector<float> NaiveMatmul(const std::vector<float>& a, const std::vector<int64_t>& as,
+                                      const std::vector<float>& b, const std::vector<int64_t>& bs,
+                                      const std::vector<int64_t>& ys) {
+  const int64_t m = as[as.size() - 2], k = as.back(), n = bs.back();
+  const size_t rank = ys.size();
+  const int64_t total = std::accumulate(ys.begin(), ys.end() - 2, int64_t{1}, std::multiplies<>());
+  std::vector<float> y;
+  for (int64_t flat = 0; flat < total; ++flat) {
+    // Index of this batch entry in y, then in a and b (broadcast dims read 0).
+    std::vector<int64_t> index(rank - 2);
+    int64_t rest = flat;
+    for (size_t d = rank - 2; d-- > 0;) {
+      index[d] = rest % ys[d];
+      rest /= ys[d];
+    }
+    const auto offset = [&](const std::vector<int64_t>& s) {
+      int64_t off = 0;
+      const size_t lead = rank - s.size();
+      for (size_t d = 0; d + 2 < s.size(); ++d) {
+        off = off * s[d] + (s[d] == 1 ? 0 : index[d + lead]);
+      }
+      return off * s[s.size() - 2] * s.back();
+    };
+    const int64_t oa = offset(as), ob = offset(bs);
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = 0;
+        for (int64_t p = 0; p < k; ++p) sum += a[oa + i * k + p] * b[ob + p * n + j];
+        y.push_back(static_cast<float>(sum));
+      }
+    }
+  }
+  return y;
+}
+
+inline float MaxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
+  EXPECT_EQ(a.size(), b.size());
+  float diff = 0;
+  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i)
+    diff = std::max(diff, std::abs(a[i] - b[i]));
+  return a.size() == b.size() ? diff : 1e30f;
+}
+
+inline int64_t Count(const std::vector<int64_t>& s) {
+  return std::accumulate(s.begin(), s.end(), int64_t{1}, std::multiplies<>());
+}
+
+}  // namespace kuiper::testing

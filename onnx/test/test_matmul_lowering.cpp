@@ -1,0 +1,131 @@
+// The MatMul lowering, case by case: the operators emitted and their result
+// against a naive matmul written here.
+#include <gtest/gtest.h>
+
+#include "onnx_test_util.hpp"
+
+namespace kuiper::testing {
+namespace {
+
+using Types = std::vector<std::string>;
+
+struct Case {
+  std::vector<int64_t> a, b, y;
+};
+
+// Converts MatMul(A, B) with B a graph input (or an initializer) and checks
+// the result against NaiveMatmul.
+pnnx::Graph CheckMatmul(const Case& c, bool b_constant) {
+  const std::vector<float> a = Iota(Count(c.a)), b = Iota(Count(c.b), -1.f, 0.125f);
+  OneNodeModel m("MatMul", 13);
+  m.Input("A", c.a);
+  if (b_constant) {
+    m.Constant(FloatTensor("B", c.b, b));
+  } else {
+    m.Input("B", c.b);
+  }
+  m.Output("Y", c.y);
+  const pnnx::Graph graph = ConvertOnnx(m.model);
+  const std::vector<float> got = b_constant ? RunGraph(graph, {a}) : RunGraph(graph, {a, b});
+  EXPECT_LE(MaxAbsDiff(got, NaiveMatmul(a, c.a, b, c.b, c.y)), 1e-4f);
+  return graph;
+}
+
+TEST(MatmulLowering, TwoDimensionalConstantBIsOneDense) {
+  const pnnx::Graph g = CheckMatmul({{3, 4}, {4, 5}, {3, 5}}, true);
+  EXPECT_EQ(OperatorTypes(g), (Types{"pnnx.Input", "nn.Linear", "pnnx.Output"}));
+  EXPECT_EQ(g.operators[1].attrs.at("weight").shape, (std::vector<int>{5, 4}));  // B^T
+}
+
+TEST(MatmulLowering, TwoDimensionalInputBIsTransposeAndDense) {
+  const pnnx::Graph g = CheckMatmul({{3, 4}, {4, 5}, {3, 5}}, false);
+  EXPECT_EQ(OperatorTypes(g),
+            (Types{"pnnx.Input", "pnnx.Input", "torch.permute", "F.linear", "pnnx.Output"}));
+}
+
+TEST(MatmulLowering, HigherByTwoDimensionalIsReshapeDenseReshape) {
+  const pnnx::Graph g = CheckMatmul({{2, 3, 4, 5}, {5, 6}, {2, 3, 4, 6}}, true);
+  EXPECT_EQ(OperatorTypes(g),
+            (Types{"pnnx.Input", "Tensor.reshape", "nn.Linear", "Tensor.reshape", "pnnx.Output"}));
+  // [-1] + a_shape[a_rank-1:], with the engine's batch kept first.
+  EXPECT_EQ(g.operators[1].params.at("shape").ai, (std::vector<int>{-1, 12, 5}));
+  EXPECT_EQ(g.operators[3].params.at("shape").ai, (std::vector<int>{-1, 3, 4, 6}));
+}
+
+TEST(MatmulLowering, ThreeByTwoDimensionalWithInputB) {
+  const pnnx::Graph g = CheckMatmul({{2, 3, 4}, {4, 5}, {2, 3, 5}}, false);
+  EXPECT_EQ(OperatorTypes(g), (Types{"pnnx.Input", "pnnx.Input", "Tensor.reshape", "torch.permute",
+                                     "F.linear", "Tensor.reshape", "pnnx.Output"}));
+}
+
+TEST(MatmulLowering, BothHigherIsReshapesBatchMatmulReshape) {
+  const pnnx::Graph g = CheckMatmul({{2, 3, 4, 5}, {2, 3, 5, 6}, {2, 3, 4, 6}}, false);
+  EXPECT_EQ(OperatorTypes(g), (Types{"pnnx.Input", "pnnx.Input", "Tensor.reshape", "Tensor.reshape",
+                                     "torch.matmul", "Tensor.reshape", "pnnx.Output"}));
+}
+
+TEST(MatmulLowering, BothThreeDimensional) {
+  CheckMatmul({{2, 3, 4}, {2, 4, 3}, {2, 3, 3}}, false);
+}
+
+TEST(MatmulLowering, BroadcastsASingleMatrixOfA) {
+  // out_batch is the element-wise maximum for equal ranks: (1,..) against (2,..).
+  CheckMatmul({{1, 3, 4}, {2, 4, 5}, {2, 3, 5}}, false);
+}
+
+TEST(MatmulLowering, BroadcastsALowerRankConstantB) {
+  // a_rank > b_rank: out_batch is A's; B's (3) pairs with A's last batch dim.
+  const pnnx::Graph g = CheckMatmul({{2, 3, 4, 5}, {3, 5, 2}, {2, 3, 4, 2}}, true);
+  EXPECT_EQ(OperatorTypes(g), (Types{"pnnx.Input", "Tensor.reshape", "pnnx.Attribute",
+                                     "torch.matmul", "Tensor.reshape", "pnnx.Output"}));
+}
+
+TEST(MatmulLowering, BroadcastsAHigherRankB) {
+  // a_rank < b_rank: out_batch is B's.
+  CheckMatmul({{3, 4}, {2, 4, 5}, {2, 3, 5}}, false);
+}
+
+TEST(MatmulLowering, ThreeInputsStopTheConversionNamingTheNode) {
+  OneNodeModel m("MatMul", 13);
+  m.Input("A", {2, 3}).Input("B", {3, 2}).Input("C", {2, 2}).Output("Y", {2, 2});
+  try {
+    ConvertOnnx(m.model);
+    FAIL() << "no error";
+  } catch (const ConversionError& e) {
+    EXPECT_NE(std::string(e.what()).find("the_node"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("exactly 2 inputs"), std::string::npos) << e.what();
+  }
+}
+
+TEST(MatmulLowering, AnOutputShapeThatDisagreesStopsTheConversion) {
+  OneNodeModel m("MatMul", 13);
+  m.Input("A", {2, 3, 4}).Input("B", {2, 4, 5}).Output("Y", {2, 3, 6});
+  try {
+    ConvertOnnx(m.model);
+    FAIL() << "no error";
+  } catch (const ConversionError& e) {
+    EXPECT_NE(std::string(e.what()).find("the_node"), std::string::npos) << e.what();
+  }
+}
+
+TEST(MatmulLowering, UnsupportedOperatorsAreListedAtOnce) {
+  onnx::ModelProto model;
+  model.add_opset_import()->set_version(13);
+  for (const char* type : {"Foo", "Bar", "Foo"}) {
+    auto* node = model.mutable_graph()->add_node();
+    node->set_op_type(type);
+    node->set_name(std::string("n_") + type + std::to_string(model.graph().node_size()));
+  }
+  try {
+    ConvertOnnx(model);
+    FAIL() << "no error";
+  } catch (const UnsupportedOperatorError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("2 unsupported"), std::string::npos) << what;
+    EXPECT_NE(what.find("Bar (nodes n_Bar2)"), std::string::npos) << what;
+    EXPECT_NE(what.find("Foo (nodes n_Foo1, n_Foo3)"), std::string::npos) << what;
+  }
+}
+
+}  // namespace
+}  // namespace kuiper::testing
