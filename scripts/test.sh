@@ -9,15 +9,9 @@
 # Options: --no-install (skip apt), --quick (skip apt, and configure when a build exists).
 set -euo pipefail
 
-# Debian 12 packages the project needs; append here.
-PACKAGES=(
-  cmake ninja-build g++ pkg-config
-  libarmadillo-dev libopenblas-dev libgoogle-glog-dev libgtest-dev libgmock-dev
-  libbenchmark-dev libzip-dev libcli11-dev libfmt-dev libopencv-dev
-  python3-torch python3-torchvision python3-numpy clang-format
-)
-
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# PACKAGES (the Debian packages the project needs) and install_missing.
+source scripts/common.sh
 install=1 quick=0
 for arg in "$@"; do
   case "$arg" in
@@ -45,19 +39,6 @@ logged() {
   "$@" >"$log" 2>&1 || status=$?
   if [[ $status -ne 0 ]]; then tail -n 30 "$log"; echo "(full output: $log)"; fi
   return "$status"
-}
-
-install_missing() {
-  local missing=() sudo=()
-  for pkg in "${PACKAGES[@]}"; do
-    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || missing+=("$pkg")
-  done
-  [[ ${#missing[@]} -eq 0 ]] && return 0
-  [[ $(id -u) -eq 0 ]] || sudo=(sudo)
-  echo "Installing missing packages: ${missing[*]}"
-  "${sudo[@]}" apt-get update -q &&
-    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
-      apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
 
 build() {  # build PRESET

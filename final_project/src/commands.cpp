@@ -1,0 +1,400 @@
+#include "commands.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+#include <optional>
+
+#include "kuiper/blas_threads.hpp"
+#include "kuiper/graph.hpp"
+#include "kuiper/npy.hpp"
+#include "kuiper/onnx_import.hpp"
+#include "metrics.hpp"
+#include "model_files.hpp"
+#include "postprocess.hpp"
+#include "preprocess.hpp"
+
+namespace kuiper::app {
+
+namespace {
+
+std::unique_ptr<RuntimeGraph> BuildGraph(const ModelFiles& files) {
+  auto graph = files.onnx.empty() ? std::make_unique<RuntimeGraph>(files.param, files.bin)
+                                  : LoadOnnx(files.onnx);
+  graph->Build();
+  return graph;
+}
+
+const std::vector<int>& InputShape(const RuntimeGraph& graph, const ModelFiles& files) {
+  if (graph.input_operators().size() != 1) {
+    throw Error(fmt::format("model {} has {} inputs; an image model has one", files.param,
+                            graph.input_operators().size()));
+  }
+  return graph.input_operators()[0]->output_operand->shapes;
+}
+
+// The side of the square RGB image the model takes, from its input (1,3,S,S).
+int SquareImageSide(const RuntimeGraph& graph, const ModelFiles& files) {
+  const std::vector<int>& shape = InputShape(graph, files);
+  if (shape.size() != 4 || shape[1] != 3 || shape[2] != shape[3] || shape[2] <= 0) {
+    throw ShapeError(fmt::format("model {} takes input ({}), not a batch of square RGB images",
+                                 files.param, fmt::join(shape, ",")));
+  }
+  return shape[2];
+}
+
+std::string ShapeText(const RuntimeOperator& op) {
+  if (op.output_operand == nullptr) return "-";
+  return fmt::format("({})", fmt::join(op.output_operand->shapes, ","));
+}
+
+std::string ShapeText(const std::vector<int64_t>& shape) {
+  return fmt::format("({})", fmt::join(shape, ","));
+}
+
+// Labels from the model's folder when there is such a file; numbers otherwise.
+std::vector<std::string> LabelsBeside(const ModelFiles& files, const std::string& file) {
+  const std::string path = files.dir + "/" + file;
+  if (!std::filesystem::exists(path)) return {};
+  return LoadLabels(path);
+}
+
+cv::Scalar ClassColour(int class_id) {
+  // Hues spread by the golden angle, so neighbouring ids look different.
+  cv::Mat hsv(1, 1, CV_8UC3, cv::Scalar((class_id * 47) % 180, 220, 230));
+  cv::Mat bgr;
+  cv::cvtColor(hsv, bgr, cv::COLOR_HSV2BGR);
+  const cv::Vec3b c = bgr.at<cv::Vec3b>(0, 0);
+  return {static_cast<double>(c[0]), static_cast<double>(c[1]), static_cast<double>(c[2])};
+}
+
+void DrawDetection(cv::Mat& bgr, const Detection& d, const std::string& label) {
+  const int thickness =
+      std::max(1, static_cast<int>(std::lround(std::max(bgr.rows, bgr.cols) / 400.0)));
+  const cv::Scalar colour = ClassColour(d.class_id);
+  const cv::Point top_left(static_cast<int>(d.box.x1), static_cast<int>(d.box.y1));
+  cv::rectangle(bgr, top_left, cv::Point(static_cast<int>(d.box.x2), static_cast<int>(d.box.y2)),
+                colour, thickness);
+  const double font_scale = 0.4 * thickness;
+  int baseline = 0;
+  const cv::Size text =
+      cv::getTextSize(label, cv::FONT_HERSHEY_SIMPLEX, font_scale, thickness, &baseline);
+  // The label sits above the box, or inside it when the box touches the top.
+  const int y =
+      top_left.y - text.height - baseline >= 0 ? top_left.y : top_left.y + text.height + baseline;
+  cv::rectangle(bgr, cv::Point(top_left.x, y - text.height - baseline),
+                cv::Point(top_left.x + text.width, y), colour, cv::FILLED);
+  cv::putText(bgr, label, cv::Point(top_left.x, y - baseline), cv::FONT_HERSHEY_SIMPLEX, font_scale,
+              cv::Scalar(255, 255, 255), thickness, cv::LINE_AA);
+}
+
+std::string RequireExtension(const std::string& path, std::string_view extension,
+                             std::string_view what) {
+  if (std::filesystem::path(path).extension() != extension) {
+    throw Error(fmt::format("{} '{}' must be a {} file", what, path, extension));
+  }
+  return path;
+}
+
+}  // namespace
+
+int Classify(const ClassifyOptions& options) {
+  if (options.topk < 1) throw Error("--topk must be at least 1");
+  const cv::Mat rgb = LoadRgbImage(options.image);
+  const ModelFiles files = ResolveModelOr(options.model, "resnet18");
+  std::unique_ptr<RuntimeGraph> graph = BuildGraph(files);
+  const int crop = SquareImageSide(*graph, files);
+  const std::vector<sftensor> output =
+      graph->Forward(std::vector<sftensor>{ClassifyInput(rgb, crop)});
+  const std::vector<float> probabilities = Softmax(output.at(0)->values());
+  const std::vector<std::string> labels = LabelsBeside(files, "imagenet_classes.txt");
+
+  fmt::print("{} ({}x{}): {} (input {}x{})\n", options.image, rgb.cols, rgb.rows, files.param, crop,
+             crop);
+  fmt::print("{}\n", WeightsNote(files));
+  fmt::print("{:>4}  {:>5}  {:<32} {:>11}\n", "rank", "class", "name", "probability");
+  int rank = 1;
+  for (const Ranked& r : TopK(probabilities, static_cast<size_t>(options.topk))) {
+    fmt::print("{:>4}  {:>5}  {:<32} {:>11.6f}\n", rank++, r.index, LabelOf(labels, r.index),
+               r.value);
+  }
+  return 0;
+}
+
+int Detect(const DetectOptions& options) {
+  if (!(options.conf >= 0 && options.conf <= 1) || !(options.iou >= 0 && options.iou <= 1)) {
+    throw Error("--conf and --iou must lie in [0, 1]");
+  }
+  if (options.max_det < 1) throw Error("--max-det must be at least 1");
+  if (!cv::haveImageWriter(options.out)) {
+    throw Error(
+        fmt::format("cannot write an image named '{}': use .jpg, .png or .bmp", options.out));
+  }
+  const cv::Mat rgb = LoadRgbImage(options.image);
+  const ModelFiles files = ResolveModelOr(options.model, "yolov5s");
+  std::unique_ptr<RuntimeGraph> graph = BuildGraph(files);
+  const int side = SquareImageSide(*graph, files);
+  const Letterboxed boxed = Letterbox(rgb, side);
+  const std::vector<sftensor> output =
+      graph->Forward(std::vector<sftensor>{ImageToTensor(ToUnitFloat(boxed.image))});
+  const sftensor& rows = output.at(0);
+  if (rows->raw_shapes().size() != 2) {
+    throw ShapeError(
+        fmt::format("model {} gives output ({}) per image, expected (boxes, 5 + classes)",
+                    files.param, fmt::join(rows->raw_shapes(), ",")));
+  }
+  std::vector<Detection> detections =
+      Nms(DecodeYolo(rows->values(), rows->raw_shapes()[1], options.conf), options.iou);
+  if (detections.size() > static_cast<size_t>(options.max_det)) detections.resize(options.max_det);
+  const std::vector<std::string> labels = LabelsBeside(files, "coco_classes.txt");
+
+  cv::Mat canvas;
+  cv::cvtColor(rgb, canvas, cv::COLOR_RGB2BGR);
+  fmt::print("{} ({}x{}): {} (letterbox {}: scale {:.4f}, pad left {}, top {})\n", options.image,
+             rgb.cols, rgb.rows, files.param, side, boxed.scale, boxed.pad_left, boxed.pad_top);
+  fmt::print("{}\n", WeightsNote(files));
+  fmt::print("{} detection(s) with score > {} after NMS at IoU {} (at most {})\n",
+             detections.size(), options.conf, options.iou, options.max_det);
+  if (!detections.empty()) {
+    fmt::print("{:<16} {:>6} {:>8} {:>8} {:>8} {:>8}\n", "class", "score", "x1", "y1", "x2", "y2");
+  }
+  for (Detection& d : detections) {
+    d.box = UnLetterbox(d.box, boxed.scale, boxed.pad_left, boxed.pad_top, rgb.cols, rgb.rows);
+    const std::string name = LabelOf(labels, d.class_id);
+    fmt::print("{:<16} {:>6.3f} {:>8.1f} {:>8.1f} {:>8.1f} {:>8.1f}\n", name, d.score, d.box.x1,
+               d.box.y1, d.box.x2, d.box.y2);
+    DrawDetection(canvas, d, fmt::format("{} {:.2f}", name, d.score));
+  }
+  bool written = false;
+  try {
+    written = cv::imwrite(options.out, canvas);
+  } catch (const cv::Exception& e) {
+    throw Error(fmt::format("cannot write '{}': {}", options.out, e.err));
+  }
+  if (!written) throw Error(fmt::format("cannot write '{}'", options.out));
+  fmt::print("wrote {}\n", options.out);
+  return 0;
+}
+
+int Run(const RunOptions& options) {
+  const ModelFiles files = ResolveModel(options.model);
+  for (const std::string& path : options.inputs) RequireExtension(path, ".npy", "input");
+  for (const std::string& path : options.outputs) RequireExtension(path, ".npy", "output");
+  for (const std::string& path : options.expect) RequireExtension(path, ".npy", "reference");
+  if (!(options.tolerance >= 0)) throw Error("--tolerance must be >= 0");
+  std::vector<std::vector<sftensor>> inputs;
+  for (const std::string& path : options.inputs) inputs.push_back(NpyToBatch(LoadNpy(path)));
+  std::vector<NpyArray> references;
+  for (const std::string& path : options.expect) references.push_back(LoadNpy(path));
+
+  std::unique_ptr<RuntimeGraph> graph = BuildGraph(files);
+  const auto& input_ops = graph->input_operators();
+  const auto& output_ops = graph->output_operators();
+  if (inputs.size() != input_ops.size()) {
+    throw Error(fmt::format("model {} has {} input(s), got {} .npy file(s)", files.param,
+                            input_ops.size(), inputs.size()));
+  }
+  for (const auto* list : {&options.outputs, &options.expect}) {
+    if (!list->empty() && list->size() != output_ops.size()) {
+      throw Error(fmt::format("model {} has {} output(s): give as many -o / --expect files, got {}",
+                              files.param, output_ops.size(), list->size()));
+    }
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<std::vector<sftensor>> outputs = graph->Forward(inputs);
+  const std::chrono::duration<double, std::milli> elapsed =
+      std::chrono::steady_clock::now() - start;
+  fmt::print("{}: batch {}, forward {:.1f} ms\n", files.param, inputs.at(0).size(),
+             elapsed.count());
+
+  std::vector<std::string> mismatches;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const NpyArray result = BatchToNpy(outputs[i]);
+    fmt::print("output {} ('{}'): shape {}\n", i, output_ops[i]->name, ShapeText(result.shape));
+    if (!options.outputs.empty()) {
+      SaveNpy(options.outputs[i], result);
+      fmt::print("  wrote {}\n", options.outputs[i]);
+    }
+    if (options.expect.empty()) continue;
+    const NpyArray& reference = references[i];
+    if (reference.shape != result.shape) {
+      mismatches.push_back(fmt::format("output {} has shape {}, the reference {} has {}", i,
+                                       ShapeText(result.shape), options.expect[i],
+                                       ShapeText(reference.shape)));
+      fmt::print("  vs {}: shape differs ({})\n", options.expect[i], ShapeText(reference.shape));
+      continue;
+    }
+    const float diff = MaxAbsDiff(result.data, reference.data);
+    const float max_ref = MaxAbs(reference.data);
+    const float allowed = options.tolerance * std::max(1.f, max_ref);
+    const bool ok = diff <= allowed;  // false for NaN
+    fmt::print("  vs {}: max abs diff {:.3g}, max abs of reference {:.4g}, allowed {:.3g}: {}\n",
+               options.expect[i], diff, max_ref, allowed, ok ? "ok" : "MISMATCH");
+    if (!ok) {
+      mismatches.push_back(fmt::format("output {} differs from {} by {:.3g} > {:.3g}", i,
+                                       options.expect[i], diff, allowed));
+    }
+  }
+  if (!mismatches.empty()) throw MismatchError(fmt::format("{}", fmt::join(mismatches, "; ")));
+  return 0;
+}
+
+int Bench(const BenchOptions& options) {
+  if (options.batch < 1 || options.runs < 1 || options.warmup < 0 || options.threads < 0) {
+    throw Error("--batch and --runs must be >= 1, --warmup and --threads >= 0");
+  }
+  std::optional<BlasThreadScope> blas_threads;
+  if (options.threads > 0) {
+    omp_set_num_threads(options.threads);
+    blas_threads.emplace(options.threads);
+  }
+  const ModelFiles files = ResolveModel(options.model);
+  std::unique_ptr<RuntimeGraph> graph = BuildGraph(files);
+  // Random inputs of the annotated shapes: timing does not depend on values.
+  arma::arma_rng::set_seed(0);
+  std::vector<std::vector<sftensor>> inputs;
+  for (const RuntimeOperator* input : graph->input_operators()) {
+    const std::vector<uint32_t> shape = BatchItemShape(input->output_operand->shapes);
+    std::vector<sftensor> batch;
+    for (int i = 0; i < options.batch; ++i) {
+      batch.push_back(TensorCreate(shape));
+      batch.back()->Rand();
+    }
+    inputs.push_back(std::move(batch));
+  }
+  for (int i = 0; i < options.warmup; ++i) graph->Forward(inputs);
+
+  std::map<const RuntimeOperator*, double> operator_ms;
+  if (options.profile) {
+    graph->set_profiler([&](const RuntimeOperator& op, double ms) { operator_ms[&op] += ms; });
+  }
+  std::vector<double> per_image_ms;
+  for (int i = 0; i < options.runs; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    graph->Forward(inputs);
+    const std::chrono::duration<double, std::milli> elapsed =
+        std::chrono::steady_clock::now() - start;
+    per_image_ms.push_back(elapsed.count() / options.batch);
+  }
+  graph->set_profiler(nullptr);
+
+  fmt::print("{}: batch {}, {} OpenMP / {} BLAS thread(s), {} warm-up + {} timed run(s)\n",
+             files.param, options.batch, omp_get_max_threads(), BlasThreads(), options.warmup,
+             options.runs);
+  fmt::print("per image: median {:.3f} ms, p90 {:.3f} ms (min {:.3f} ms)\n",
+             Quantile(per_image_ms, 0.5), Quantile(per_image_ms, 0.9), Quantile(per_image_ms, 0.0));
+  if (!options.profile) return 0;
+
+  std::vector<std::pair<const RuntimeOperator*, double>> rows(operator_ms.begin(),
+                                                              operator_ms.end());
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first->index < b.first->index;
+  });
+  double total = 0;
+  for (const auto& [op, ms] : rows) total += ms;
+  fmt::print("\nper operator, mean ms per run of batch {} ({} operators, {:.3f} ms in layers):\n",
+             options.batch, rows.size(), total / options.runs);
+  fmt::print("{:<20} {:<28} {:<20} {:>10} {:>8}\n", "type", "name", "output shape", "time ms",
+             "share %");
+  for (const auto& [op, ms] : rows) {
+    fmt::print("{:<20} {:<28} {:<20} {:>10.3f} {:>8.2f}\n", op->type, op->name, ShapeText(*op),
+               ms / options.runs, total > 0 ? 100 * ms / total : 0.0);
+  }
+  return 0;
+}
+
+namespace {
+
+int64_t ParameterCount(const RuntimeOperator& op) {
+  int64_t count = 0;
+  for (const auto& [name, attribute] : op.attribute) {
+    int64_t elements = 1;
+    for (int d : attribute.shape) elements *= d;
+    count += elements;
+  }
+  return count;
+}
+
+// A dot identifier in quotes, with quotes and backslashes escaped.
+std::string DotQuote(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+int Graph(const GraphOptions& options) {
+  const ModelFiles files = ResolveModel(options.model, /*need_bin=*/false);
+  if (!files.onnx.empty()) {
+    throw Error(fmt::format("graph reads PNNX models: first run `kuiper convert {} -o {}.pnnx.param`",
+                            files.onnx, files.name));
+  }
+  // The structure is enough: attributes keep their shapes without their data.
+  RuntimeGraph graph(files.param, "");
+  graph.Init();
+  const std::vector<RuntimeOperator*> order = graph.ReverseTopo();
+
+  if (options.dot) {
+    fmt::print("digraph {} {{\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n",
+               DotQuote(files.name));
+    for (const RuntimeOperator* op : order) {
+      fmt::print("  {} [label={}];\n", DotQuote(op->name),
+                 DotQuote(fmt::format("{}\\n{}\\n{}", op->type, op->name, ShapeText(*op))));
+    }
+    for (const RuntimeOperator* op : order) {
+      for (const RuntimeOperator* next : op->output_operators) {
+        fmt::print("  {} -> {};\n", DotQuote(op->name), DotQuote(next->name));
+      }
+    }
+    fmt::print("}}\n");
+    return 0;
+  }
+
+  std::map<std::string, std::pair<int, int64_t>> by_type;  // type -> (operators, parameters)
+  int64_t total = 0;
+  fmt::print("{}\n{:>4}  {:<20} {:<28} {:<20} {:>12}\n", files.param, "#", "type", "name",
+             "output shape", "parameters");
+  int position = 0;
+  for (const RuntimeOperator* op : order) {
+    const int64_t count = ParameterCount(*op);
+    total += count;
+    by_type[op->type].first += 1;
+    by_type[op->type].second += count;
+    fmt::print("{:>4}  {:<20} {:<28} {:<20} {:>12}\n", position++, op->type, op->name,
+               ShapeText(*op), count);
+  }
+  fmt::print("\n{} operators, {} parameters ({:.2f} M)\n", order.size(), total, total / 1e6);
+  fmt::print("{:<20} {:>9} {:>12}\n", "type", "operators", "parameters");
+  for (const auto& [type, stats] : by_type) {
+    fmt::print("{:<20} {:>9} {:>12}\n", type, stats.first, stats.second);
+  }
+  return 0;
+}
+
+int Convert(const ConvertOptions& options) {
+  RequireExtension(options.model, ".onnx", "model");
+  const std::string suffix = ".pnnx.param";
+  if (options.out.size() <= suffix.size() ||
+      options.out.compare(options.out.size() - suffix.size(), suffix.size(), suffix) != 0) {
+    throw Error(fmt::format("output '{}' must be a .pnnx.param file", options.out));
+  }
+  const std::string bin =
+      options.out.substr(0, options.out.size() - std::string(".param").size()) + ".bin";
+  ConvertOnnxToPnnx(options.model, options.out, bin);
+  fmt::print("wrote {} and {}\n", options.out, bin);
+  return 0;
+}
+
+}  // namespace kuiper::app

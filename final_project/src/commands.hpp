@@ -1,0 +1,72 @@
+// The `kuiper` subcommands. Each takes its parsed options, prints its report
+// on stdout and returns the exit status; errors are thrown (kuiper::Error) for
+// main to print on one line.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kuiper/error.hpp"
+
+namespace kuiper::app {
+
+// Exit status of `kuiper run --expect` when an output is beyond the tolerance.
+inline constexpr int kExitMismatch = 3;
+
+// An output that does not match its reference (`kuiper run --expect`).
+class MismatchError : public Error {
+ public:
+  using Error::Error;
+};
+
+struct ClassifyOptions {
+  std::string image;
+  std::string model;  // empty: the generated resnet18
+  int topk = 5;
+};
+int Classify(const ClassifyOptions& options);
+
+struct DetectOptions {
+  std::string image;
+  std::string model;  // empty: the generated yolov5s
+  float conf = 0.25f;
+  float iou = 0.45f;
+  int max_det = 300;  // YOLOv5's cap on detections per image, best first
+  std::string out = "out.jpg";
+};
+int Detect(const DetectOptions& options);
+
+struct RunOptions {
+  std::string model;
+  std::vector<std::string> inputs;   // one .npy per graph input, in file order
+  std::vector<std::string> outputs;  // one .npy per graph output, or none
+  std::vector<std::string> expect;   // one reference .npy per graph output, or none
+  float tolerance = 1e-4f;
+};
+int Run(const RunOptions& options);
+
+// kuiper convert MODEL.onnx -o OUT.pnnx.param: the ONNX importer's engine graph,
+// saved as PNNX (OUT.pnnx.bin beside it).
+struct ConvertOptions {
+  std::string model;
+  std::string out;
+};
+int Convert(const ConvertOptions& options);
+
+struct BenchOptions {
+  std::string model;
+  int batch = 1;
+  int threads = 0;  // 0: OpenMP's default
+  int warmup = 2;
+  int runs = 10;
+  bool profile = false;
+};
+int Bench(const BenchOptions& options);
+
+struct GraphOptions {
+  std::string model;
+  bool dot = false;
+};
+int Graph(const GraphOptions& options);
+
+}  // namespace kuiper::app

@@ -1,0 +1,133 @@
+// kuiper: the finished engine from the command line. Arguments are parsed
+// with CLI11; every failure ends as one line on stderr:
+//   exit 1  an error (missing file, bad model, shape that does not fit, ...)
+//   exit 2  a usage error (unknown subcommand or option, missing argument)
+//   exit 3  `run --expect`: an output differs from its reference
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <exception>
+#include <string>
+
+#include "commands.hpp"
+
+namespace {
+
+// One line: messages that span lines (CLI11's, some of OpenCV's) are joined.
+void PrintError(const std::string& message) {
+  std::string line = message;
+  std::replace(line.begin(), line.end(), '\n', ' ');
+  fmt::print(stderr, "kuiper: error: {}\n", line);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace kuiper::app;
+  CLI::App app{
+      "kuiper: run PNNX models (ResNet18, YOLOv5s, ...) on the KuiperCourse engine.\n"
+      "MODEL is a .pnnx.param file, a folder holding <folder name>.pnnx.param, or a\n"
+      "generated model name (resnet18, yolov5s) looked up in $KUIPER_MODELS or\n"
+      "<repository>/build/models.",
+      "kuiper"};
+  app.require_subcommand(1);
+
+  ClassifyOptions classify;
+  CLI::App* classify_cmd =
+      app.add_subcommand("classify", "Classify an image with ResNet18 (ImageNet preprocessing)");
+  classify_cmd->add_option("IMAGE", classify.image, "image file (PNG, JPEG, ...)")->required();
+  classify_cmd->add_option("--model", classify.model,
+                           "model folder or .pnnx.param (default: resnet18)");
+  classify_cmd->add_option("--topk", classify.topk, "how many classes to print")
+      ->capture_default_str();
+
+  DetectOptions detect;
+  CLI::App* detect_cmd = app.add_subcommand("detect", "Detect objects with YOLOv5s and draw them");
+  detect_cmd->add_option("IMAGE", detect.image, "image file (PNG, JPEG, ...)")->required();
+  detect_cmd->add_option("--model", detect.model, "model folder or .pnnx.param (default: yolov5s)");
+  detect_cmd->add_option("--conf", detect.conf, "keep boxes scoring above this")
+      ->capture_default_str();
+  detect_cmd->add_option("--iou", detect.iou, "NMS: drop boxes overlapping a better one by more")
+      ->capture_default_str();
+  detect_cmd->add_option("--max-det", detect.max_det, "keep at most this many, best first")
+      ->capture_default_str();
+  detect_cmd->add_option("--out", detect.out, "annotated image to write")->capture_default_str();
+
+  RunOptions run;
+  CLI::App* run_cmd =
+      app.add_subcommand("run", "Run any PNNX model on .npy inputs (batch = first dim)");
+  run_cmd->add_option("MODEL", run.model, "model: .pnnx.param (its .pnnx.bin beside it) or .onnx")
+      ->required();
+  run_cmd->add_option("INPUT", run.inputs, "one .npy per model input")->required();
+  run_cmd->add_option("-o,--output", run.outputs, "write output i to the i-th file (.npy)")
+      ->allow_extra_args(false);
+  run_cmd->add_option("--expect", run.expect, "compare output i with the i-th reference (.npy)")
+      ->allow_extra_args(false);
+  run_cmd
+      ->add_option("--tolerance", run.tolerance,
+                   "allowed max abs diff, times max(1, max abs of the reference)")
+      ->capture_default_str();
+
+  ConvertOptions convert;
+  CLI::App* convert_cmd =
+      app.add_subcommand("convert", "Import an ONNX model and save the engine graph as PNNX");
+  convert_cmd->add_option("MODEL", convert.model, "the .onnx model")->required();
+  convert_cmd->add_option("-o,--out", convert.out, "the .pnnx.param to write (.pnnx.bin beside it)")
+      ->required();
+
+  BenchOptions bench;
+  CLI::App* bench_cmd =
+      app.add_subcommand("bench", "Time a model: median and p90 latency per image");
+  bench_cmd->add_option("MODEL", bench.model, "model name, folder or .pnnx.param")->required();
+  bench_cmd->add_option("--batch", bench.batch, "images per forward pass")->capture_default_str();
+  bench_cmd->add_option("--threads", bench.threads, "OpenMP and BLAS threads (0: default)")
+      ->capture_default_str();
+  bench_cmd->add_option("--warmup", bench.warmup, "untimed runs first")->capture_default_str();
+  bench_cmd->add_option("--runs", bench.runs, "timed runs")->capture_default_str();
+  bench_cmd->add_flag("--profile", bench.profile, "print time per operator, slowest first");
+
+  GraphOptions graph;
+  CLI::App* graph_cmd =
+      app.add_subcommand("graph", "Summarise a model's operators, or print Graphviz dot");
+  graph_cmd->add_option("MODEL", graph.model, "model name, folder or .pnnx.param")->required();
+  graph_cmd->add_flag("--dot", graph.dot, "print the graph in Graphviz dot");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    const std::string first = argc > 1 ? argv[1] : "";
+    const CLI::App* known[] = {classify_cmd, detect_cmd, run_cmd, bench_cmd, graph_cmd};
+    const bool unknown_subcommand =
+        !first.empty() && first[0] != '-' &&
+        std::none_of(std::begin(known), std::end(known),
+                     [&](const CLI::App* sub) { return sub->check_name(first); });
+    if (unknown_subcommand) {
+      PrintError(
+          fmt::format("unknown subcommand '{}' (expected classify, detect, run, bench or "
+                      "graph; see kuiper --help)",
+                      first));
+    } else {
+      PrintError(fmt::format("{} (see kuiper --help)", e.what()));
+    }
+    return 2;
+  }
+
+  try {
+    if (classify_cmd->parsed()) return Classify(classify);
+    if (convert_cmd->parsed()) return Convert(convert);
+    if (detect_cmd->parsed()) return Detect(detect);
+    if (run_cmd->parsed()) return Run(run);
+    if (bench_cmd->parsed()) return Bench(bench);
+    if (graph_cmd->parsed()) return Graph(graph);
+  } catch (const MismatchError& e) {
+    PrintError(e.what());
+    return kExitMismatch;
+  } catch (const std::exception& e) {
+    // kuiper::Error says what and where; other exceptions (OpenCV, std) the same way.
+    PrintError(e.what());
+    return 1;
+  }
+  return 2;  // unreachable: require_subcommand(1)
+}

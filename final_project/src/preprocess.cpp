@@ -1,0 +1,107 @@
+#include "preprocess.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "kuiper/error.hpp"
+
+namespace kuiper::app {
+
+namespace {
+
+// Python's round(): halves go to the even neighbour. YOLOv5 computes its
+// letterbox geometry with it, so we must too to land on the same pixels.
+int PythonRound(double value) { return static_cast<int>(std::nearbyint(value)); }
+
+}  // namespace
+
+cv::Mat LoadRgbImage(const std::string& path) {
+  if (!std::filesystem::is_regular_file(path)) {
+    throw Error(fmt::format("image '{}' does not exist", path));
+  }
+  cv::Mat bgr = cv::imread(path, cv::IMREAD_COLOR);
+  if (bgr.empty()) {
+    throw Error(fmt::format("'{}' is not an image OpenCV can read (PNG, JPEG, BMP, ...)", path));
+  }
+  cv::Mat rgb;
+  cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
+  return rgb;
+}
+
+cv::Mat ToUnitFloat(const cv::Mat& rgb8) {
+  if (rgb8.type() != CV_8UC3) throw ShapeError("expected an 8-bit, 3-channel image");
+  cv::Mat out;
+  rgb8.convertTo(out, CV_32FC3, 1.0 / 255.0);
+  return out;
+}
+
+cv::Mat ResizeCenterCrop(const cv::Mat& rgb_float, int resize, int crop) {
+  const int h = rgb_float.rows, w = rgb_float.cols;
+  if (h <= 0 || w <= 0 || resize <= 0 || crop <= 0 || crop > resize) {
+    throw ShapeError(
+        fmt::format("cannot resize a {}x{} image to {} and crop {}", w, h, resize, crop));
+  }
+  const int short_side = std::min(h, w), long_side = std::max(h, w);
+  const int new_long = static_cast<int>(static_cast<int64_t>(resize) * long_side / short_side);
+  const cv::Size size = h <= w ? cv::Size(new_long, resize) : cv::Size(resize, new_long);
+  cv::Mat resized;
+  cv::resize(rgb_float, resized, size, 0, 0, cv::INTER_LINEAR);
+  const int top = PythonRound((resized.rows - crop) / 2.0);
+  const int left = PythonRound((resized.cols - crop) / 2.0);
+  return resized(cv::Rect(left, top, crop, crop)).clone();
+}
+
+sftensor ImageToTensor(const cv::Mat& rgb_float, const std::array<float, 3>& mean,
+                       const std::array<float, 3>& stddev) {
+  if (rgb_float.type() != CV_32FC3) throw ShapeError("expected a float, 3-channel image");
+  const auto rows = static_cast<uint32_t>(rgb_float.rows);
+  const auto cols = static_cast<uint32_t>(rgb_float.cols);
+  sftensor tensor = TensorCreate(3, rows, cols);
+  for (uint32_t c = 0; c < 3; ++c) {
+    arma::fmat& channel = tensor->slice(c);
+    for (uint32_t r = 0; r < rows; ++r) {
+      const auto* pixel = rgb_float.ptr<cv::Vec3f>(static_cast<int>(r));
+      for (uint32_t x = 0; x < cols; ++x) channel(r, x) = (pixel[x][c] - mean[c]) / stddev[c];
+    }
+  }
+  return tensor;
+}
+
+sftensor ClassifyInput(const cv::Mat& rgb8, int crop) {
+  const int resize = static_cast<int>(std::lround(crop / 0.875));
+  return ImageToTensor(ResizeCenterCrop(ToUnitFloat(rgb8), resize, crop), kImageNetMean,
+                       kImageNetStd);
+}
+
+Letterboxed Letterbox(const cv::Mat& image, int size, double pad_value) {
+  const int h = image.rows, w = image.cols;
+  if (h <= 0 || w <= 0 || size <= 0) {
+    throw ShapeError(fmt::format("cannot letterbox a {}x{} image into {}x{}", w, h, size, size));
+  }
+  Letterboxed out;
+  const double scale = std::min(static_cast<double>(size) / h, static_cast<double>(size) / w);
+  out.scale = static_cast<float>(scale);
+  const int new_w = std::clamp(PythonRound(w * scale), 1, size);
+  const int new_h = std::clamp(PythonRound(h * scale), 1, size);
+  const double dw = (size - new_w) / 2.0, dh = (size - new_h) / 2.0;
+  out.pad_top = PythonRound(dh - 0.1);
+  out.pad_left = PythonRound(dw - 0.1);
+  const int pad_bottom = size - new_h - out.pad_top;
+  const int pad_right = size - new_w - out.pad_left;
+  cv::Mat resized;
+  if (new_w == w && new_h == h) {
+    resized = image;
+  } else {
+    cv::resize(image, resized, cv::Size(new_w, new_h), 0, 0, cv::INTER_LINEAR);
+  }
+  cv::copyMakeBorder(resized, out.image, out.pad_top, pad_bottom, out.pad_left, pad_right,
+                     cv::BORDER_CONSTANT, cv::Scalar::all(pad_value));
+  return out;
+}
+
+}  // namespace kuiper::app

@@ -1,0 +1,138 @@
+// ResNet18 and YOLOv5s through the whole engine, against PyTorch's outputs on
+// the same inputs (tools/make_models.py writes both into build/models; the
+// build's `models` target runs it). Missing files fail the test: a skipped
+// check would hide that the engine was never compared.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "kuiper/graph.hpp"
+#include "kuiper/npy.hpp"
+#include "metrics.hpp"
+#include "postprocess.hpp"
+
+namespace kuiper::app {
+namespace {
+
+std::string ModelFile(const std::string& model, const std::string& suffix) {
+  return std::string(KUIPER_MODELS_DIR) + "/" + model + "/" + model + suffix;
+}
+
+// Fails the calling test, naming the command that makes the file.
+::testing::AssertionResult Exists(const std::string& path) {
+  if (std::filesystem::is_regular_file(path)) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << path << " is missing: build the `models` target (cmake --build <build dir> --target "
+         << "models) or run /usr/bin/python3 tools/make_models.py in " << KUIPER_SOURCE_DIR;
+}
+
+struct Result {
+  NpyArray got;
+  NpyArray want;
+};
+
+// Runs `model` on its reference input `<model>.input<suffix>.npy` and loads
+// the matching PyTorch output.
+Result RunReference(const std::string& model, const std::string& suffix) {
+  for (const char* ext : {".pnnx.param", ".pnnx.bin"}) {
+    EXPECT_TRUE(Exists(ModelFile(model, ext)));
+  }
+  const std::string input = ModelFile(model, ".input" + suffix + ".npy");
+  const std::string output = ModelFile(model, ".output" + suffix + ".npy");
+  EXPECT_TRUE(Exists(input));
+  EXPECT_TRUE(Exists(output));
+  if (::testing::Test::HasFailure()) return {};
+  RuntimeGraph graph(ModelFile(model, ".pnnx.param"), ModelFile(model, ".pnnx.bin"));
+  graph.Build();
+  return {BatchToNpy(graph.Forward(NpyToBatch(LoadNpy(input)))), LoadNpy(output)};
+}
+
+// max |got - want| <= 1e-4 * max |want|.
+void ExpectCloseToReference(const Result& r) {
+  ASSERT_EQ(r.got.shape, r.want.shape);
+  const float diff = MaxAbsDiff(r.got.data, r.want.data);
+  const float scale = MaxAbs(r.want.data);
+  EXPECT_LE(diff, 1e-4f * scale) << "max |engine - PyTorch| = " << diff
+                                 << ", max |PyTorch| = " << scale;
+}
+
+void ExpectSameTop5(const Result& r) {
+  const size_t batch = r.want.shape.at(0), classes = r.want.shape.at(1);
+  for (size_t i = 0; i < batch; ++i) {
+    auto item = [&](const NpyArray& a) {
+      return std::vector<float>(a.data.begin() + i * classes, a.data.begin() + (i + 1) * classes);
+    };
+    const std::vector<Ranked> got = TopK(Softmax(item(r.got)), 5);
+    const std::vector<Ranked> want = TopK(Softmax(item(r.want)), 5);
+    for (size_t k = 0; k < 5; ++k) {
+      EXPECT_EQ(got[k].index, want[k].index) << "image " << i << ", rank " << k + 1;
+      EXPECT_NEAR(got[k].value, want[k].value, 1e-4) << "image " << i << ", rank " << k + 1;
+    }
+  }
+}
+
+TEST(ResNet18, Batch1MatchesPyTorch) {
+  const Result r = RunReference("resnet18", "");
+  ASSERT_FALSE(HasFailure());
+  ASSERT_EQ(r.want.shape, (std::vector<int64_t>{1, 1000}));
+  ExpectCloseToReference(r);
+  ExpectSameTop5(r);
+}
+
+TEST(ResNet18, Batch4MatchesPyTorch) {
+  const Result r = RunReference("resnet18", "_b4");
+  ASSERT_FALSE(HasFailure());
+  ASSERT_EQ(r.want.shape, (std::vector<int64_t>{4, 1000}));
+  ExpectCloseToReference(r);
+  ExpectSameTop5(r);
+}
+
+TEST(YOLOv5s, Batch1MatchesPyTorch) {
+  const Result r = RunReference("yolov5s", "");
+  ASSERT_FALSE(HasFailure());
+  ASSERT_EQ(r.want.shape, (std::vector<int64_t>{1, 25200, 85}));
+  ExpectCloseToReference(r);
+}
+
+// Same class, score within 1e-3, and corners within 1e-3 of the box size:
+// folded BatchNorm moves box sizes by float rounding, ~0.1 px on 1500 px
+// boxes (models/README.md).
+bool SameDetection(const Detection& got, const Detection& want) {
+  const float size = std::max({1.f, want.box.width(), want.box.height()});
+  const float tolerance = 1e-3f * size;
+  return got.class_id == want.class_id && std::abs(got.score - want.score) <= 1e-3f &&
+         std::abs(got.box.x1 - want.box.x1) <= tolerance &&
+         std::abs(got.box.y1 - want.box.y1) <= tolerance &&
+         std::abs(got.box.x2 - want.box.x2) <= tolerance &&
+         std::abs(got.box.y2 - want.box.y2) <= tolerance;
+}
+
+TEST(YOLOv5s, DetectionsAfterNmsMatchPyTorchs) {
+  const Result r = RunReference("yolov5s", "");
+  ASSERT_FALSE(HasFailure());
+  const std::vector<Detection> got = Nms(DecodeYolo(r.got.data, 85, 0.25f), 0.45f);
+  const std::vector<Detection> want = Nms(DecodeYolo(r.want.data, 85, 0.25f), 0.45f);
+  ASSERT_FALSE(want.empty()) << "the reference has no detection to compare";
+  EXPECT_EQ(got.size(), want.size());
+  // Compared as sets: scores equal to 1e-6 may come out of NMS in either order.
+  std::vector<bool> used(got.size(), false);
+  int unmatched = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const Detection& w = want[i];
+    size_t k = 0;
+    while (k < got.size() && (used[k] || !SameDetection(got[k], w))) ++k;
+    if (k < got.size()) {
+      used[k] = true;
+    } else if (++unmatched <= 5) {
+      ADD_FAILURE() << "PyTorch's detection " << i << " (class " << w.class_id << ", score "
+                    << w.score << ", box " << w.box.x1 << "," << w.box.y1 << "," << w.box.x2 << ","
+                    << w.box.y2 << ") has no match in the engine's";
+    }
+  }
+  EXPECT_EQ(unmatched, 0) << "of " << want.size() << " detections";
+}
+
+}  // namespace
+}  // namespace kuiper::app

@@ -1,0 +1,143 @@
+// Image preprocessing: YOLOv5's letterbox geometry on hand-computed cases and
+// torchvision's resize + centre crop against PyTorch's own output.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <opencv2/imgcodecs.hpp>
+
+#include "kuiper/error.hpp"
+#include "kuiper/npy.hpp"
+#include "metrics.hpp"
+#include "preprocess.hpp"
+
+namespace kuiper::app {
+namespace {
+
+const std::string kData = std::string(KUIPER_SOURCE_DIR) + "/final_project/test/data/";
+
+// A scratch file of this process: ctest runs tests in parallel, and both
+// presets' tests may run at once.
+std::string TempPath(const std::string& name) {
+  return testing::TempDir() + "/final_" + std::to_string(getpid()) + "_" + name;
+}
+
+TEST(Letterbox, Landscape1280x720ScalesByHalfAndPads140TopAndBottom) {
+  const cv::Mat image(720, 1280, CV_8UC3, cv::Scalar(10, 20, 30));
+  const Letterboxed out = Letterbox(image, 640);
+  EXPECT_EQ(out.image.cols, 640);
+  EXPECT_EQ(out.image.rows, 640);
+  EXPECT_FLOAT_EQ(out.scale, 0.5f);
+  EXPECT_EQ(out.pad_left, 0);
+  EXPECT_EQ(out.pad_top, 140);
+  // Rows 0..139 and 500..639 are grey 114; rows 140..499 hold the image.
+  EXPECT_EQ(out.image.at<cv::Vec3b>(139, 320), cv::Vec3b(114, 114, 114));
+  EXPECT_EQ(out.image.at<cv::Vec3b>(140, 320), cv::Vec3b(10, 20, 30));
+  EXPECT_EQ(out.image.at<cv::Vec3b>(499, 320), cv::Vec3b(10, 20, 30));
+  EXPECT_EQ(out.image.at<cv::Vec3b>(500, 320), cv::Vec3b(114, 114, 114));
+}
+
+TEST(Letterbox, PortraitPadsLeftAndRight) {
+  const cv::Mat image(640, 480, CV_8UC3, cv::Scalar(1, 2, 3));
+  const Letterboxed out = Letterbox(image, 640);
+  EXPECT_FLOAT_EQ(out.scale, 1.f);
+  EXPECT_EQ(out.pad_left, 80);
+  EXPECT_EQ(out.pad_top, 0);
+  EXPECT_EQ(out.image.at<cv::Vec3b>(0, 79), cv::Vec3b(114, 114, 114));
+  EXPECT_EQ(out.image.at<cv::Vec3b>(0, 80), cv::Vec3b(1, 2, 3));
+  EXPECT_EQ(out.image.at<cv::Vec3b>(0, 559), cv::Vec3b(1, 2, 3));
+  EXPECT_EQ(out.image.at<cv::Vec3b>(0, 560), cv::Vec3b(114, 114, 114));
+}
+
+TEST(Letterbox, OddPaddingPutsTheExtraRowAtTheBottomAsYolov5Does) {
+  // scale = min(64/51, 64/100) = 0.64, new height round(32.64) = 33,
+  // dh = 15.5: top = round(15.4) = 15, bottom = round(15.6) = 16.
+  const cv::Mat image(51, 100, CV_8UC3, cv::Scalar(50, 50, 50));
+  const Letterboxed out = Letterbox(image, 64);
+  EXPECT_FLOAT_EQ(out.scale, 0.64f);
+  EXPECT_EQ(out.pad_top, 15);
+  EXPECT_EQ(out.image.at<cv::Vec3b>(14, 10), cv::Vec3b(114, 114, 114));
+  EXPECT_EQ(out.image.at<cv::Vec3b>(15, 10), cv::Vec3b(50, 50, 50));
+  EXPECT_EQ(out.image.at<cv::Vec3b>(47, 10), cv::Vec3b(50, 50, 50));
+  EXPECT_EQ(out.image.at<cv::Vec3b>(48, 10), cv::Vec3b(114, 114, 114));
+}
+
+TEST(Letterbox, SmallImageIsScaledUp) {
+  const cv::Mat image(100, 200, CV_8UC3, cv::Scalar(0, 0, 0));
+  const Letterboxed out = Letterbox(image, 640);
+  EXPECT_FLOAT_EQ(out.scale, 3.2f);
+  EXPECT_EQ(out.pad_top, 160);
+}
+
+TEST(Letterbox, EmptyImageThrowsShapeError) { EXPECT_THROW(Letterbox(cv::Mat(), 640), ShapeError); }
+
+// Compares ResizeCenterCrop on tiny.png with PyTorch's interpolate + crop
+// (make_preprocess_ref.py).
+void ExpectMatchesTorch(int resize, int crop) {
+  const cv::Mat rgb = LoadRgbImage(kData + "tiny.png");
+  const sftensor got = ImageToTensor(ResizeCenterCrop(ToUnitFloat(rgb), resize, crop));
+  const NpyArray want = LoadNpy(kData + "tiny_resize" + std::to_string(resize) + "_crop" +
+                                std::to_string(crop) + ".npy");
+  ASSERT_EQ(got->raw_shapes(),
+            (std::vector<uint32_t>{3, static_cast<uint32_t>(crop), static_cast<uint32_t>(crop)}));
+  EXPECT_LE(MaxAbsDiff(got->values(), want.data), 1e-5f);
+}
+
+TEST(ResizeCenterCrop, DownscaleMatchesPyTorch) { ExpectMatchesTorch(16, 14); }
+
+TEST(ResizeCenterCrop, UpscaleMatchesPyTorch) { ExpectMatchesTorch(30, 28); }
+
+TEST(ResizeCenterCrop, ShorterSideBecomesResizeForPortraitImages) {
+  const cv::Mat image(300, 200, CV_32FC3, cv::Scalar(0.5f, 0.5f, 0.5f));
+  const cv::Mat out = ResizeCenterCrop(image, 256, 224);
+  EXPECT_EQ(out.rows, 224);
+  EXPECT_EQ(out.cols, 224);
+  EXPECT_FLOAT_EQ(out.at<cv::Vec3f>(0, 0)[0], 0.5f);
+}
+
+TEST(ResizeCenterCrop, CropLargerThanResizeThrows) {
+  const cv::Mat image(30, 30, CV_32FC3);
+  EXPECT_THROW(ResizeCenterCrop(image, 16, 20), ShapeError);
+}
+
+TEST(ImageToTensor, NormalisesEachRgbChannelWithItsMeanAndStd) {
+  const cv::Mat image(2, 3, CV_32FC3, cv::Scalar(0.1f, 0.5f, 0.9f));
+  const sftensor t = ImageToTensor(image, kImageNetMean, kImageNetStd);
+  ASSERT_EQ(t->raw_shapes(), (std::vector<uint32_t>{3, 2, 3}));
+  EXPECT_NEAR(t->at(0, 1, 2), (0.1f - 0.485f) / 0.229f, 1e-6);
+  EXPECT_NEAR(t->at(1, 1, 2), (0.5f - 0.456f) / 0.224f, 1e-6);
+  EXPECT_NEAR(t->at(2, 0, 0), (0.9f - 0.406f) / 0.225f, 1e-6);
+}
+
+TEST(ClassifyInput, Gives3x224x224ForAnyImage) {
+  const cv::Mat image(480, 640, CV_8UC3, cv::Scalar(255, 255, 255));
+  const sftensor t = ClassifyInput(image);
+  ASSERT_EQ(t->raw_shapes(), (std::vector<uint32_t>{3, 224, 224}));
+  EXPECT_NEAR(t->at(0, 100, 100), (1.f - 0.485f) / 0.229f, 1e-5);
+}
+
+TEST(LoadRgbImage, SwapsOpenCvsBgrToRgb) {
+  const std::string path = TempPath("red.png");
+  cv::imwrite(path, cv::Mat(4, 4, CV_8UC3, cv::Scalar(0, 0, 255)));  // BGR red
+  const cv::Mat rgb = LoadRgbImage(path);
+  EXPECT_EQ(rgb.at<cv::Vec3b>(0, 0), cv::Vec3b(255, 0, 0));
+}
+
+TEST(LoadRgbImage, MissingFileThrowsNamingIt) {
+  try {
+    LoadRgbImage("/nonexistent/picture.png");
+    FAIL() << "expected kuiper::Error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/picture.png"), std::string::npos);
+  }
+}
+
+TEST(LoadRgbImage, FileThatIsNotAnImageThrows) {
+  const std::string path = TempPath("not_an_image.png");
+  std::ofstream(path) << "hello";
+  EXPECT_THROW(LoadRgbImage(path), Error);
+}
+
+}  // namespace
+}  // namespace kuiper::app

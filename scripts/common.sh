@@ -1,0 +1,25 @@
+# Shared by scripts/test.sh and scripts/demo.sh (source it; it runs nothing).
+
+# Debian 12 packages the project needs; append here.
+PACKAGES=(
+  cmake ninja-build g++ pkg-config
+  libarmadillo-dev libopenblas-dev libgoogle-glog-dev libgtest-dev libgmock-dev
+  libbenchmark-dev libzip-dev libcli11-dev libfmt-dev libopencv-dev
+  python3-torch python3-torchvision python3-numpy clang-format
+  libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata python3-onnx
+)
+
+# install_missing: apt-get installs the PACKAGES that are not installed yet
+# (through sudo when not root). Returns apt-get's status.
+install_missing() {
+  local missing=() sudo=()
+  for pkg in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || missing+=("$pkg")
+  done
+  [[ ${#missing[@]} -eq 0 ]] && return 0
+  [[ $(id -u) -eq 0 ]] || sudo=(sudo)
+  echo "Installing missing packages: ${missing[*]}"
+  "${sudo[@]}" apt-get update -q &&
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+      apt-get install -y -q --no-install-recommends "${missing[@]}"
+}

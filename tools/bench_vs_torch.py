@@ -1,0 +1,99 @@
+#!/usr/bin/python3
+"""Times the engine against PyTorch on the same seeded models, in one run.
+
+    /usr/bin/python3 tools/bench_vs_torch.py [--threads 2] [--runs 10] [--warmup 2]
+        [--batches 1,4] [--models resnet18,yolov5s] [--kuiper build/solutions/bin/kuiper]
+
+For each model (ResNet18 at 224, YOLOv5s at 640) and batch size it runs
+`kuiper bench MODEL --batch N --threads T` (parsing its "per image: median ..."
+line), then the same PyTorch module from models/ with torch.set_num_threads(T)
+on a random input of the same shape, with the same warm-up and run counts, and
+prints median milliseconds per image and the engine / PyTorch ratio.
+The engine needs the generated models (/usr/bin/python3 tools/make_models.py).
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+import torch
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from models import MODELS  # noqa: E402
+
+MEDIAN_LINE = re.compile(r"per image: median ([0-9.]+) ms, p90 ([0-9.]+) ms")
+
+
+def engine_ms(kuiper, model, batch, threads, warmup, runs):
+    """(median, p90) ms per image from `kuiper bench`."""
+    cmd = [kuiper, "bench", model, "--batch", str(batch), "--threads", str(threads),
+           "--warmup", str(warmup), "--runs", str(runs)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit("bench_vs_torch: %s failed: %s" % (" ".join(cmd), proc.stderr.strip()))
+    match = MEDIAN_LINE.search(proc.stdout)
+    if not match:
+        sys.exit("bench_vs_torch: no 'per image: median' line in:\n" + proc.stdout)
+    return float(match.group(1)), float(match.group(2))
+
+
+def torch_ms(model, shape, warmup, runs):
+    """(median, p90) ms per image of model(x) for a random x of `shape`."""
+    x = torch.rand(*shape)
+    times = []
+    with torch.no_grad():
+        for _ in range(warmup):
+            model(x)
+        for _ in range(runs):
+            start = time.perf_counter()
+            model(x)
+            times.append((time.perf_counter() - start) * 1000 / shape[0])
+    times.sort()
+    p90 = statistics.quantiles(times, n=10, method="inclusive")[-1] if len(times) > 1 else times[0]
+    return statistics.median(times), p90
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--kuiper", default=os.path.join(ROOT, "build", "solutions", "bin", "kuiper"))
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--warmup", type=int, default=2)
+    ap.add_argument("--batches", default="1,4")
+    ap.add_argument("--models", default="resnet18,yolov5s")
+    args = ap.parse_args()
+    if not os.access(args.kuiper, os.X_OK):
+        sys.exit("bench_vs_torch: %s not found: build it with cmake --preset solutions && "
+                 "cmake --build --preset solutions" % args.kuiper)
+
+    torch.set_num_threads(args.threads)
+    batches = [int(b) for b in args.batches.split(",")]
+    rows = []
+    for name in args.models.split(","):
+        spec = MODELS[name]
+        model = spec.build()  # the same seeded weights make_models.py exports
+        for batch in batches:
+            shape = (batch,) + tuple(spec.input_shape[1:])
+            e_med, e_p90 = engine_ms(args.kuiper, name, batch, args.threads, args.warmup,
+                                     args.runs)
+            t_med, t_p90 = torch_ms(model, shape, args.warmup, args.runs)
+            rows.append((name, "x".join(map(str, shape[1:])), batch, e_med, e_p90, t_med, t_p90))
+            print("measured %s batch %d" % (name, batch), file=sys.stderr, flush=True)
+
+    print("threads %d, %d warm-up + %d timed runs; ms per image (median / p90)"
+          % (args.threads, args.warmup, args.runs))
+    print("%-9s %-10s %5s  %17s  %17s  %13s" % ("model", "input", "batch", "kuiper ms",
+                                               "pytorch ms", "kuiper/torch"))
+    for name, size, batch, e_med, e_p90, t_med, t_p90 in rows:
+        print("%-9s %-10s %5d  %8.2f / %6.2f  %8.2f / %6.2f  %12.2fx"
+              % (name, size, batch, e_med, e_p90, t_med, t_p90, e_med / t_med))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
