@@ -136,7 +136,7 @@ TEST(Cli, ModelWithWrongExtensionIsOneErrorLine) {
   const Outcome o =
       Kuiper("run " + kFixtures + "tiny_net.input.npy " + kFixtures + "tiny_net.input.npy");
   EXPECT_EQ(o.status, 1);
-  ExpectOneErrorLine(o, "not a .pnnx.param file");
+  ExpectOneErrorLine(o, "not a .pnnx.param or .onnx file");
 }
 
 TEST(Cli, InputWithWrongExtensionIsOneErrorLine) {

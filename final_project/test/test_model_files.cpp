@@ -38,7 +38,7 @@ TEST(ResolveModel, ParamPathFindsTheBinBesideIt) {
 }
 
 TEST(ResolveModel, OtherExtensionIsRejected) {
-  EXPECT_NE(MessageOf(kFixtures + "/tiny_net.input.npy").find("not a .pnnx.param file"),
+  EXPECT_NE(MessageOf(kFixtures + "/tiny_net.input.npy").find("not a .pnnx.param or .onnx file"),
             std::string::npos);
 }
 
