@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <vector>
 
 #include "kuiper/error.hpp"
 #include "kuiper/layers/convolution.hpp"
@@ -26,9 +27,9 @@ TEST(ConvOutputSize, IsZeroWhenTheKernelDoesNotFit) {
 // The element Im2Col must place at (row, column), straight from its definition.
 float Expected(const ftensor& input, uint32_t first, const ConvParams& p, uint32_t out_h,
                uint32_t row, uint32_t column) {
-  const uint32_t c = row / (p.kernel_h * p.kernel_w);
-  const uint32_t i = row / p.kernel_w % p.kernel_h, j = row % p.kernel_w;
-  const uint32_t oy = column % out_h, ox = column / out_h;
+  const uint32_t c = column / (p.kernel_h * p.kernel_w);
+  const uint32_t i = column / p.kernel_w % p.kernel_h, j = column % p.kernel_w;
+  const uint32_t oy = row % out_h, ox = row / out_h;
   const int64_t y = int64_t(oy) * p.stride_h + i * p.dilation_h - p.padding_h;
   const int64_t x = int64_t(ox) * p.stride_w + j * p.dilation_w - p.padding_w;
   if (y < 0 || x < 0 || y >= input.rows() || x >= input.cols()) return 0.f;
@@ -41,8 +42,8 @@ TEST(Im2Col, HandCheckedTwoByTwoKernel) {
   ConvParams p;
   p.kernel_h = p.kernel_w = 2;
   const arma::fmat columns = Im2Col(input, 0, 1, p, 2, 2);
-  // Columns are positions (0,0), (1,0), (0,1), (1,1); rows are taps (0,0), (0,1), (1,0), (1,1).
-  const arma::fmat expected = {{1, 4, 2, 5}, {2, 5, 3, 6}, {4, 7, 5, 8}, {5, 8, 6, 9}};
+  // Rows are positions (0,0), (1,0), (0,1), (1,1); columns are taps (0,0), (0,1), (1,0), (1,1).
+  const arma::fmat expected = {{1, 2, 4, 5}, {4, 5, 7, 8}, {2, 3, 5, 6}, {5, 6, 8, 9}};
   EXPECT_TRUE(arma::approx_equal(columns, expected, "absdiff", 0.f));
 }
 
@@ -53,10 +54,10 @@ TEST(Im2Col, PaddingReadsAsZeros) {
   p.kernel_h = p.kernel_w = 3;
   p.padding_h = p.padding_w = 1;
   const arma::fmat columns = Im2Col(input, 0, 1, p, 1, 1);
-  ASSERT_EQ(columns.n_rows, 9u);
-  ASSERT_EQ(columns.n_cols, 1u);
+  ASSERT_EQ(columns.n_rows, 1u);
+  ASSERT_EQ(columns.n_cols, 9u);
   EXPECT_EQ(arma::accu(columns), 5.f);
-  EXPECT_EQ(columns(4, 0), 5.f);  // only the centre tap sees the image
+  EXPECT_EQ(columns(0, 4), 5.f);  // only the centre tap sees the image
 }
 
 TEST(Im2Col, RandomGeometriesMatchDefinition) {
@@ -77,8 +78,8 @@ TEST(Im2Col, RandomGeometriesMatchDefinition) {
     if (out_h == 0 || out_w == 0) continue;
     const uint32_t first = trial % 3, channels = 1 + trial % 2;
     const arma::fmat columns = Im2Col(input, first, channels, p, out_h, out_w);
-    ASSERT_EQ(columns.n_rows, channels * p.kernel_h * p.kernel_w) << "trial " << trial;
-    ASSERT_EQ(columns.n_cols, out_h * out_w) << "trial " << trial;
+    ASSERT_EQ(columns.n_rows, out_h * out_w) << "trial " << trial;
+    ASSERT_EQ(columns.n_cols, channels * p.kernel_h * p.kernel_w) << "trial " << trial;
     for (uint32_t r = 0; r < columns.n_rows; ++r) {
       for (uint32_t k = 0; k < columns.n_cols; ++k) {
         ASSERT_EQ(columns(r, k), Expected(input, first, p, out_h, r, k))
@@ -86,6 +87,48 @@ TEST(Im2Col, RandomGeometriesMatchDefinition) {
       }
     }
   }
+}
+
+TEST(Im2Col, StridedRowsSkipPaddingAtBothEnds) {
+  // 1 channel, 5 rows x 1 column holding 1..5; a 3x1 kernel, stride 2, padding 2
+  // rows: out_h = floor((5 + 4 - 3) / 2) + 1 = 4, windows start at rows -2, 0, 2, 4.
+  ftensor input(1, 5, 1);
+  input.Fill({1, 2, 3, 4, 5});
+  ConvParams p;
+  p.kernel_h = 3, p.stride_h = 2, p.padding_h = 2;
+  const arma::fmat columns = Im2Col(input, 0, 1, p, 4, 1);
+  const arma::fmat expected = {{0, 0, 1}, {1, 2, 3}, {3, 4, 5}, {5, 0, 0}};
+  EXPECT_TRUE(arma::approx_equal(columns, expected, "absdiff", 0.f)) << columns;
+}
+
+TEST(Im2Col, OneByOneKernelReadsTheInputInPlace) {
+  ftensor input(3, 2, 2);
+  input.Fill({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+  ConvParams p;
+  const arma::fmat columns = Im2Col(input, 1, 2, p, 2, 2);
+  EXPECT_EQ(columns.memptr(), input.slice(1).memptr());  // no copy
+  // Channel 1 is rows (5 6) (7 8): positions (0,0), (1,0), (0,1), (1,1) read 5, 7, 6, 8.
+  const arma::fmat expected = {{5, 9}, {7, 11}, {6, 10}, {8, 12}};
+  EXPECT_TRUE(arma::approx_equal(columns, expected, "absdiff", 0.f)) << columns;
+}
+
+TEST(MultiplyInto, WritesTheProductColumnMajor) {
+  arma::fmat a(37, 11, arma::fill::randu), b(11, 5, arma::fill::randu);
+  std::vector<float> product(37 * 5, -1.f);
+  MultiplyInto(a, b, product.data());
+  for (uint32_t r = 0; r < 37; ++r) {
+    for (uint32_t c = 0; c < 5; ++c) {
+      double sum = 0;  // the dot product, term by term
+      for (uint32_t k = 0; k < 11; ++k) sum += double(a(r, k)) * b(k, c);
+      EXPECT_NEAR(product[r + c * 37], sum, 1e-5) << "row " << r << " column " << c;
+    }
+  }
+}
+
+TEST(MultiplyInto, MismatchedInnerSizesThrow) {
+  arma::fmat a(4, 3), b(2, 5);
+  std::vector<float> product(20);
+  EXPECT_THROW(MultiplyInto(a, b, product.data()), ShapeError);
 }
 
 TEST(Im2Col, ChannelRangeOutsideInputThrows) {

@@ -1,7 +1,9 @@
 // Who owns the CPU cores: the engine's OpenMP loops or OpenBLAS's own threads.
 //
 // A layer that runs BLAS calls inside an OpenMP loop must keep BLAS on one
-// thread, or 2 OpenMP threads x 2 OpenBLAS threads fight over 2 cores.
+// thread, or 2 OpenMP threads x 2 OpenBLAS threads fight over 2 cores. The
+// library therefore sets OpenBLAS to one thread when it loads
+// (blas_threads.cpp): OpenMP is the engine's only thread pool.
 #pragma once
 
 namespace kuiper {

@@ -42,10 +42,11 @@ ConvolutionLayer::ConvolutionLayer(std::string name, const ConvParams& params,
                                  bias_.size(), p.out_channels));
   }
   // The row-major (out_per_group x kernel_size) block of a group, read by
-  // column-major Armadillo, is its transpose: transpose it back once here.
+  // column-major Armadillo, is kernel_size x out_per_group with one kernel per
+  // column: the right-hand side of columns * kernels, as it is.
   for (uint32_t g = 0; g < p.groups; ++g) {
     const float* block = weight.data() + g * out_per_group * kernel_size;
-    kernels_.push_back(arma::fmat(block, kernel_size, out_per_group).t());
+    kernels_.emplace_back(block, kernel_size, out_per_group);
   }
 }
 
@@ -69,11 +70,11 @@ InferStatus ConvolutionLayer::Forward(const std::vector<sftensor>& inputs,
   }
   const int batch = static_cast<int>(inputs.size());
   if (batch == 1) {
-    // One item: the GEMMs are the parallel part, and OpenBLAS threads them.
+    // One item: Im2Col and MultiplyInto share their work among the threads.
     ComputeGroups(*inputs[0], *outputs[0]);
     return InferStatus::kInferSuccess;
   }
-  // Several items: one per OpenMP thread, each with a single-threaded BLAS.
+  // Several items: one per OpenMP thread; inside, everything runs on that thread.
   const BlasThreadScope single_threaded_blas(1);
   std::exception_ptr error;
 #pragma omp parallel for schedule(static) num_threads(std::min(batch, omp_get_max_threads()))

@@ -21,7 +21,7 @@ InferStatus ElementwiseLayer::Forward(const std::vector<sftensor>& inputs,
   // Allocation touches shared_ptr slots only; done before the parallel loop
   // so the loop itself cannot throw.
   for (int i = 0; i < batch; ++i) EnsureOutput(outputs[i], inputs[i]->raw_shapes());
-#pragma omp parallel for
+#pragma omp parallel for if (batch > 1)
   for (int i = 0; i < batch; ++i) Apply(*inputs[i], *outputs[i]);
   return InferStatus::kInferSuccess;
 }

@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "kuiper/layer.hpp"
+#include "kuiper/layers/convolution.hpp"
 #include "kuiper/layers/sigmoid.hpp"
 
 namespace kuiper {
@@ -51,7 +52,7 @@ class DetectLayer : public Layer {
     }
     for (size_t i = 0; i < batch; ++i) EnsureOutput(outputs[i], {rows, no_});
 
-#pragma omp parallel for
+#pragma omp parallel for if (batch > 1)
     for (int i = 0; i < static_cast<int>(batch); ++i) {
       arma::fmat& out = outputs[i]->slice(0);
       uint32_t row = 0;
@@ -70,25 +71,32 @@ class DetectLayer : public Layer {
     // `cells` views the input's memory without copying; it is const and only read.
     const arma::fmat cells(const_cast<float*>(x.raw_ptr()), h * w, x.channels(),
                            /*copy_aux_mem=*/false, /*strict=*/true);
-    arma::fmat p = cells * level.weight_t;  // (h * w, na * no)
-    p.each_row() += level.bias;
-    for (uint32_t a = 0; a < na_; ++a) {
-      const float anchor_w = level.anchors[2 * a], anchor_h = level.anchors[2 * a + 1];
-      for (uint32_t cy = 0; cy < h; ++cy) {
-        for (uint32_t cx = 0; cx < w; ++cx, ++row) {
-          const uint32_t cell = cy + cx * h;
-          for (uint32_t k = 0; k < no_; ++k) {
-            const float s = Sigmoid(p(cell, a * no_ + k));  // lab course5_layers
-            float value = s;
-            if (k == 0) value = (s * 2.f - 0.5f + static_cast<float>(cx)) * level.stride;
-            if (k == 1) value = (s * 2.f - 0.5f + static_cast<float>(cy)) * level.stride;
-            if (k == 2) value = (s * 2.f) * (s * 2.f) * anchor_w;
-            if (k == 3) value = (s * 2.f) * (s * 2.f) * anchor_h;
-            out(row, k) = value;
-          }
+    arma::fmat p(h * w, na_ * no_, arma::fill::none);  // MultiplyInto writes every element
+    MultiplyInto(cells, level.weight_t, p.memptr());
+    // One (anchor, value) pair at a time: column a * no + k of p holds it for
+    // every cell, and column k of the output for every row of the anchor, so
+    // both are walked in memory order. The pairs are independent: a single
+    // item shares them out among the threads.
+    const int pairs = static_cast<int>(na_ * no_);
+#pragma omp parallel for schedule(static)
+    for (int pair = 0; pair < pairs; ++pair) {
+      const uint32_t a = pair / no_, k = pair % no_;
+      const float anchor = level.anchors[2 * a + (k == 3 ? 1 : 0)];
+      const float bias = level.bias(pair);
+      const float* logits = p.colptr(pair);
+      float* column = out.colptr(k) + row + a * h * w;  // rows ordered y, x
+      for (uint32_t cx = 0; cx < w; ++cx) {
+        for (uint32_t cy = 0; cy < h; ++cy) {
+          const float s = Sigmoid(logits[cy + cx * h] + bias);  // lab course5_layers
+          float value = s;
+          if (k == 0) value = (s * 2.f - 0.5f + static_cast<float>(cx)) * level.stride;
+          if (k == 1) value = (s * 2.f - 0.5f + static_cast<float>(cy)) * level.stride;
+          if (k == 2 || k == 3) value = (s * 2.f) * (s * 2.f) * anchor;
+          column[cy * w + cx] = value;
         }
       }
     }
+    row += na_ * h * w;
     return row;
   }
 

@@ -11,13 +11,15 @@ void ConvolutionLayer::ComputeGroups(const ftensor& input, ftensor& output) cons
   // [g * in_channels / G, (g + 1) * in_channels / G) and output channels
   // [g * out_channels / G, (g + 1) * out_channels / G). For each group:
   // 1. columns = Im2Col(input, first input channel of g, in_channels / G,
-  //    params_, out_h, out_w): a (in_channels / G * kh * kw) x (out_h * out_w)
-  //    matrix.
-  // 2. result = kernels_[g] * columns: row o is output channel
-  //    g * out_channels / G + o, its positions in column-major order.
-  // 3. Copy each row into its output channel (hint: arma::reshape(row, out_h,
-  //    out_w) undoes the column-major order) and add bias_[channel] unless
-  //    bias_ is empty.
+  //    params_, out_h, out_w): a (out_h * out_w) x (in_channels / G * kh * kw)
+  //    matrix, one row per output position.
+  // 2. columns * kernels_[g] is (out_h * out_w) x (out_channels / G): column o
+  //    is output channel g * out_channels / G + o, its positions in the
+  //    column-major order of an output slice. The group's output channels are
+  //    consecutive in memory, so write the product straight into them:
+  //    MultiplyInto(columns, kernels_[g], output.slice(first channel).memptr()).
+  // 3. When bias_ is not empty, add bias_[c] to every element of channel c
+  //    (an `#pragma omp parallel for` over the channels pays off on big outputs).
   // ---- your code begins ----
   const uint32_t groups = params_.groups;
   const uint32_t in_per_group = params_.in_channels / groups;
@@ -25,13 +27,12 @@ void ConvolutionLayer::ComputeGroups(const ftensor& input, ftensor& output) cons
   const uint32_t out_h = output.rows(), out_w = output.cols();
   for (uint32_t g = 0; g < groups; ++g) {
     const arma::fmat columns = Im2Col(input, g * in_per_group, in_per_group, params_, out_h, out_w);
-    const arma::fmat result = kernels_[g] * columns;
-    for (uint32_t o = 0; o < out_per_group; ++o) {
-      const uint32_t channel = g * out_per_group + o;
-      arma::fmat& out = output.slice(channel);
-      out = arma::reshape(result.row(o), out_h, out_w);
-      if (!bias_.empty()) out += bias_[channel];
-    }
+    MultiplyInto(columns, kernels_[g], output.slice(g * out_per_group).memptr());
+  }
+  if (!bias_.empty()) {
+    const int channels = static_cast<int>(params_.out_channels);
+#pragma omp parallel for
+    for (int c = 0; c < channels; ++c) output.slice(c) += bias_[c];
   }
   // ---- your code ends ----
 }

@@ -35,17 +35,30 @@ uint32_t ConvOutputSize(uint32_t in, uint32_t kernel, uint32_t stride, uint32_t 
                         uint32_t dilation);
 
 // Unfolds `channels` channels of `input`, starting at `first_channel`, into the
-// (channels * kernel_h * kernel_w) x (out_h * out_w) matrix whose
-//   row    (c * kernel_h + i) * kernel_w + j   is kernel tap (c, i, j), the
-//          order of one row-major PyTorch kernel (in/groups, kh, kw) flattened;
-//   column oy + ox * out_h                     is output position (oy, ox),
+// (out_h * out_w) x (channels * kernel_h * kernel_w) matrix whose
+//   row    oy + ox * out_h                     is output position (oy, ox),
 //          column-major like an Armadillo slice of the output;
+//   column (c * kernel_h + i) * kernel_w + j   is kernel tap (c, i, j), the
+//          order of one row-major PyTorch kernel (in/groups, kh, kw) flattened;
 // holding input(first_channel + c, oy * stride_h + i * dilation_h - padding_h,
 // ox * stride_w + j * dilation_w - padding_w), or 0 where that falls into the
-// padding. No padded copy of the input is made.
+// padding. No padded copy of the input is made. Column-major, each column (one
+// tap over all positions) is a contiguous strided read of the input, and a
+// product with the kernels lands directly in the output's memory.
+// A 1x1 kernel with stride 1 and no padding needs no unfolding: the matrix is
+// the input's channels themselves, and the result then reads `input`'s memory
+// in place (no copy), so `input` must outlive it unchanged.
 // Throws ShapeError when the channel range is outside the input.
 arma::fmat Im2Col(const ftensor& input, uint32_t first_channel, uint32_t channels,
                   const ConvParams& params, uint32_t out_h, uint32_t out_w);
+
+// Writes a * b into the column-major a.n_rows x b.n_cols matrix at `product`
+// (for a convolution: into the output channels' own memory). The columns of b
+// are split into one part per OpenMP thread, each a single-threaded BLAS GEMM,
+// so that OpenMP is the engine's only thread pool. Inside a parallel region
+// (batch items already run in parallel) the parts run on the calling thread,
+// with the same split: the result never depends on the batch.
+void MultiplyInto(const arma::fmat& a, const arma::fmat& b, float* product);
 
 class ConvolutionLayer : public Layer {
  public:
@@ -66,8 +79,9 @@ class ConvolutionLayer : public Layer {
 
  private:
   ConvParams params_;
-  // One (out_channels / groups) x (in_channels / groups * kernel_h * kernel_w)
-  // matrix per group: row o is output channel o's kernel, flattened row-major.
+  // One (in_channels / groups * kernel_h * kernel_w) x (out_channels / groups)
+  // matrix per group: column o is the group's output channel o's kernel,
+  // flattened row-major (exactly PyTorch's weight memory, read column-major).
   std::vector<arma::fmat> kernels_;
   std::vector<float> bias_;  // out_channels values, or empty without bias
 };

@@ -3,6 +3,7 @@
 // batch loop are written once here.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,13 +18,20 @@ namespace kuiper {
 InferStatus CheckOneToOne(const std::vector<sftensor>& inputs,
                           const std::vector<sftensor>& outputs);
 
+// Items at least this large are shared out among the threads element by element.
+inline constexpr int64_t kParallelElements = int64_t{1} << 15;
+
 // output[i] = fn(input[i]) for every element; output must have input's size.
+// A large item is shared out among the OpenMP threads (nested inside the batch
+// loop's parallel region, that runs on the calling thread); `simd` asks the
+// compiler to vectorize fn across elements.
 template <typename Fn>
 void MapElements(const ftensor& input, ftensor& output, Fn fn) {
   const float* x = input.raw_ptr();
   float* y = output.raw_ptr();
-  const uint32_t n = input.size();
-  for (uint32_t i = 0; i < n; ++i) y[i] = fn(x[i]);
+  const int64_t n = input.size();
+#pragma omp parallel for simd schedule(static) if (n >= kParallelElements)
+  for (int64_t i = 0; i < n; ++i) y[i] = fn(x[i]);
 }
 
 class ElementwiseLayer : public Layer {
@@ -31,7 +39,8 @@ class ElementwiseLayer : public Layer {
   using Layer::Layer;
 
   // Checks (CheckOneToOne), gives every output slot its input's shape and
-  // calls Apply on each batch item in parallel.
+  // calls Apply on each batch item, items in parallel when there are several
+  // (one item parallelises inside, see MapElements).
   InferStatus Forward(const std::vector<sftensor>& inputs, std::vector<sftensor>& outputs) override;
 
  protected:
