@@ -21,7 +21,13 @@ InferStatus ElementwiseLayer::Forward(const std::vector<sftensor>& inputs,
   // Allocation touches shared_ptr slots only; done before the parallel loop
   // so the loop itself cannot throw.
   for (int i = 0; i < batch; ++i) EnsureOutput(outputs[i], inputs[i]->raw_shapes());
-#pragma omp parallel for if (batch > 1)
+  if (batch == 1) {
+    // Not an inactive `omp parallel if(...)` region: libgomp gives a region
+    // nested in one a fresh team of threads every time (measured: ReLU 20x slower).
+    Apply(*inputs[0], *outputs[0]);
+    return InferStatus::kInferSuccess;
+  }
+#pragma omp parallel for
   for (int i = 0; i < batch; ++i) Apply(*inputs[i], *outputs[i]);
   return InferStatus::kInferSuccess;
 }

@@ -52,13 +52,18 @@ class DetectLayer : public Layer {
     }
     for (size_t i = 0; i < batch; ++i) EnsureOutput(outputs[i], {rows, no_});
 
-#pragma omp parallel for if (batch > 1)
-    for (int i = 0; i < static_cast<int>(batch); ++i) {
+    const auto decode_item = [&](size_t i) {
       arma::fmat& out = outputs[i]->slice(0);
       uint32_t row = 0;
-      for (size_t l = 0; l < levels; ++l)
-        row = Decode(*inputs[l * batch + i], levels_[l], row, out);
+      for (size_t l = 0; l < levels; ++l) row = Decode(*inputs[l * batch + i], levels_[l], row, out);
+    };
+    // One item parallelises inside Decode; several run one per thread.
+    if (batch == 1) {
+      decode_item(0);
+      return InferStatus::kInferSuccess;
     }
+#pragma omp parallel for
+    for (int i = 0; i < static_cast<int>(batch); ++i) decode_item(i);
     return InferStatus::kInferSuccess;
   }
 

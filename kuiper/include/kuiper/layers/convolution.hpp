@@ -53,7 +53,7 @@ arma::fmat Im2Col(const ftensor& input, uint32_t first_channel, uint32_t channel
                   const ConvParams& params, uint32_t out_h, uint32_t out_w);
 
 // Writes a * b into the column-major a.n_rows x b.n_cols matrix at `product`
-// (for a convolution: into the output channels' own memory). The columns of b
+// (for a convolution: into the output channels' own memory). The rows of a
 // are split into one part per OpenMP thread, each a single-threaded BLAS GEMM,
 // so that OpenMP is the engine's only thread pool. Inside a parallel region
 // (batch items already run in parallel) the parts run on the calling thread,
