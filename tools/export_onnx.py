@@ -9,12 +9,10 @@ to PNNX (same recipe, same seed), so the ONNX importer is checked against the
 same NAME.output.npy (PyTorch) and against the PNNX path. Reference .npy files
 are written too when missing (they are the same as make_models.py's).
 
-YOLOv5s: its Detect head is exported as ONE node `Detect` of the custom domain
-`kuiper` (inputs: the three feature maps, then m.{i}.weight, m.{i}.bias,
-anchors, strides; attributes nc, na), exactly as the PNNX exporter keeps it as
-one `models.yolo.Detect` operator. Traced op by op the head works on 5-D
-tensors (bs, na, ny, nx, no), which the engine (batch items of at most three
-dimensions) cannot hold; docs/onnx.md says more.
+Both are plain torch.onnx.export, YOLOv5s's Detect head included: traced op by
+op the head works on 5-D tensors (bs, na, ny, nx, no), which the importer
+recognises and lowers onto the engine's models.yolo.Detect layer
+(onnx/src/detect_head.cpp; docs/onnx.md says more).
 
 Needs Debian's /usr/bin/python3 (python3-torch, python3-torchvision, python3-onnx).
 """
@@ -30,39 +28,8 @@ sys.path.insert(0, ROOT)
 
 from models import MODELS  # noqa: E402
 from models.seeding import seeded_input  # noqa: E402
-from models.yolov5s import Detect  # noqa: E402
 
 INPUT_SEED = 0  # the seed tools/make_models.py uses for NAME.input.npy
-
-
-class _Features(torch.nn.Module):
-    """Stands in for the Detect head during tracing: passes the three feature maps on."""
-
-    def forward(self, xs):
-        return tuple(xs)
-
-
-def _add_detect_node(model_proto, head, output_shape):
-    """Appends the head as one kuiper::Detect node on the three traced outputs."""
-    import onnx
-    from onnx import helper, numpy_helper
-
-    graph = model_proto.graph
-    features = [o.name for o in graph.output]
-    params = []
-    for i, conv in enumerate(head.m):
-        params += [("m.%d.weight" % i, conv.weight), ("m.%d.bias" % i, conv.bias)]
-    params += [("anchors", head.anchors), ("strides", head.strides)]
-    for name, tensor in params:
-        graph.initializer.append(
-            numpy_helper.from_array(tensor.detach().numpy().astype(np.float32), "detect." + name))
-    graph.node.append(helper.make_node(
-        "Detect", features + ["detect." + name for name, _ in params], ["output"],
-        name="model.24", domain="kuiper", nc=head.nc, na=head.na))
-    del graph.output[:]
-    graph.output.append(helper.make_tensor_value_info("output", onnx.TensorProto.FLOAT,
-                                                      list(output_shape)))
-    model_proto.opset_import.append(helper.make_opsetid("kuiper", 1))
 
 
 def export(name, out_dir, opset, force):
@@ -77,18 +44,8 @@ def export(name, out_dir, opset, force):
     x = seeded_input(spec.input_shape, INPUT_SEED, spec.input_kind)
     with torch.no_grad():
         y = model(x)
-    heads = [(i, m) for i, m in enumerate(getattr(model, "model", [])) if isinstance(m, Detect)]
-    if heads:
-        index, head = heads[0]
-        model.model[index] = _Features()
-    with torch.no_grad():
         torch.onnx.export(model, (x,), onnx_path, opset_version=opset, input_names=["input"],
-                          output_names=None if heads else ["output"], do_constant_folding=True)
-    if heads:
-        import onnx
-        model_proto = onnx.load(onnx_path)
-        _add_detect_node(model_proto, head, y.shape)
-        onnx.save(model_proto, onnx_path)
+                          output_names=["output"], do_constant_folding=True)
     for kind, value in (("input", x), ("output", y)):
         path = os.path.join(folder, "%s.%s.npy" % (name, kind))
         if not os.path.exists(path):

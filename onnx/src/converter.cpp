@@ -1,14 +1,18 @@
 // The graph walk of the ONNX importer and the ordinary, one-to-one nodes.
 // MatMul and Upsample/Resize, which need more than one engine operator or
-// more care, are in lowering.cpp.
+// more care, are in lowering.cpp; what runs before the walk (constant folding,
+// the YOLOv5 Detect head) in constant_folding.cpp and detect_head.cpp.
 #include "converter.hpp"
 
 #include <fmt/ranges.h>
+#include <onnx/defs/tensor_proto_util.h>
 #include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+
+#include "kuiper/memory_limit.hpp"
 
 namespace kuiper::onnx_import {
 
@@ -61,7 +65,8 @@ pnnx::Attribute FloatAttribute(const std::vector<int>& shape, const std::vector<
   attr.type = pnnx::DataType::kF32;
   attr.shape = shape;
   attr.data.resize(values.size() * sizeof(float));
-  std::memcpy(attr.data.data(), values.data(), attr.data.size());
+  // memcpy from an empty vector's null data() is undefined even for 0 bytes.
+  if (!values.empty()) std::memcpy(attr.data.data(), values.data(), attr.data.size());
   return attr;
 }
 
@@ -94,12 +99,48 @@ std::vector<int64_t> AttributeInts(const onnx::NodeProto& node, const std::strin
   return attr ? std::vector<int64_t>(attr->ints().begin(), attr->ints().end()) : fallback;
 }
 
+template <typename T>
+std::vector<T> TensorValues(const onnx::TensorProto& tensor) {
+  if (tensor.has_data_location() && tensor.data_location() == onnx::TensorProto::EXTERNAL) {
+    throw ConversionError(fmt::format(
+        "tensor '{}' keeps its data in an external file, which is not supported", tensor.name()));
+  }
+  const Shape dims(tensor.dims().begin(), tensor.dims().end());
+  uint64_t count = 1;
+  for (int64_t dim : dims) {
+    if (dim < 0) throw ConversionError(fmt::format("tensor '{}' has a negative dim", tensor.name()));
+    count = SaturatingMultiply(count, static_cast<uint64_t>(dim));
+  }
+  // Checked before ParseData, which copies all of raw_data into whole elements
+  // only: a partial last element overflowed its buffer.
+  const uint64_t bytes = SaturatingMultiply(count, sizeof(T));
+  if (tensor.has_raw_data() && tensor.raw_data().size() != bytes) {
+    throw ConversionError(fmt::format("tensor '{}' of shape {} holds {} bytes, expected {}",
+                                      tensor.name(), ShapeText(dims), tensor.raw_data().size(),
+                                      bytes));
+  }
+  std::vector<T> values;
+  try {
+    values = onnx::ParseData<T>(&tensor);
+  } catch (const std::exception& e) {
+    throw ConversionError(fmt::format("tensor '{}': {}", tensor.name(), e.what()));
+  }
+  if (values.size() != count) {
+    throw ConversionError(fmt::format("tensor '{}' of shape {} holds {} values", tensor.name(),
+                                      ShapeText(dims), values.size()));
+  }
+  return values;
+}
+template std::vector<float> TensorValues(const onnx::TensorProto&);
+template std::vector<int64_t> TensorValues(const onnx::TensorProto&);
+template std::vector<int32_t> TensorValues(const onnx::TensorProto&);
+
 std::vector<int64_t> OnnxTensorInts(const onnx::TensorProto& tensor) {
   switch (tensor.data_type()) {
     case onnx::TensorProto::INT64:
-      return onnx::ParseData<int64_t>(&tensor);
+      return TensorValues<int64_t>(tensor);
     case onnx::TensorProto::INT32: {
-      const std::vector<int32_t> values = onnx::ParseData<int32_t>(&tensor);
+      const std::vector<int32_t> values = TensorValues<int32_t>(tensor);
       return {values.begin(), values.end()};
     }
     default:
@@ -189,8 +230,7 @@ void Converter::CheckSupported() const {
   std::map<std::string, std::vector<std::string>> missing;  // type -> node names
   for (const onnx::NodeProto& node : model_.graph().node()) {
     const bool standard = node.domain().empty() || node.domain() == "ai.onnx";
-    if (standard && Table().count(node.op_type())) continue;
-    if (node.domain() == "kuiper" && node.op_type() == "Detect") continue;
+    if ((standard && Table().count(node.op_type())) || absorbed_.count(&node)) continue;
     const std::string type = standard ? node.op_type() : node.domain() + "." + node.op_type();
     missing[type].push_back(NodeName(node));
   }
@@ -203,11 +243,52 @@ void Converter::CheckSupported() const {
                                              missing.size(), fmt::join(items, "; ")));
 }
 
+// ONNX 1.12's Conv and pooling shape inference trusts its node: it takes a
+// missing kernel_shape from W's dims and reads past its vectors when W's rank
+// differs from X's, and divides by a stride of 0 (crashes in libonnx, found by
+// fuzz/onnx_fuzzer.cpp). So kernel sizes, strides, dilations and group must be
+// positive and pads non-negative, and a Conv gets kernel_shape from W (which
+// must be a constant anyway), so that ONNX checks the ranks itself.
+void Converter::PrepareConvPoolInference(onnx::GraphProto& graph) const {
+  std::map<std::string, const onnx::TensorProto*> constants;
+  for (const onnx::TensorProto& init : graph.initializer()) constants[init.name()] = &init;
+  for (const onnx::NodeProto& node : graph.node()) {
+    const onnx::AttributeProto* value = FindAttribute(node, "value");
+    if (node.op_type() == "Constant" && node.output_size() == 1 && value && value->has_t()) {
+      constants[node.output(0)] = &value->t();
+    }
+  }
+  for (onnx::NodeProto& node : *graph.mutable_node()) {
+    const std::string& type = node.op_type();
+    if (type != "Conv" && type != "MaxPool" && type != "AveragePool") continue;
+    for (const std::string name : {"kernel_shape", "strides", "dilations", "pads"}) {
+      const int64_t least = name == "pads" ? 0 : 1;
+      for (int64_t v : AttributeInts(node, name, {})) {
+        if (v < least) Fail(node, fmt::format("{} holds {}, expected at least {}", name, v, least));
+      }
+    }
+    if (type == "Conv" && AttributeInt(node, "group", 1) < 1) Fail(node, "group must be at least 1");
+    if (type != "Conv" || FindAttribute(node, "kernel_shape")) continue;
+    const auto w = node.input_size() > 1 ? constants.find(node.input(1)) : constants.end();
+    if (w == constants.end()) {
+      Fail(node, "input 1 must be a constant (an initializer or a Constant node)");
+    }
+    onnx::AttributeProto* kernel = node.add_attribute();
+    kernel->set_name("kernel_shape");
+    kernel->set_type(onnx::AttributeProto::INTS);
+    for (int d = 2; d < w->second->dims_size(); ++d) {
+      if (w->second->dims(d) < 1) Fail(node, "W has a kernel dim below 1");
+      kernel->add_ints(w->second->dims(d));
+    }
+  }
+}
+
 void Converter::CollectShapes() {
   // ONNX's inference stops at the first disagreement with a declared shape;
   // then the declared shapes stand, and the node's own check (e.g. MatMul's
   // final_shape) reports it with the node's name.
   onnx::ModelProto inferred = model_;
+  PrepareConvPoolInference(*inferred.mutable_graph());
   try {
     onnx::shape_inference::InferShapes(inferred);
     model_ = std::move(inferred);
@@ -271,9 +352,8 @@ bool Converter::BatchModeFits(int64_t& batch) const {
     if (!constants_.count(info.name()) && !fits(info.name())) return false;
   }
   for (const onnx::NodeProto& node : graph.node()) {
-    if (node.op_type() == "Constant") continue;
     for (const std::string& output : node.output()) {
-      if (!output.empty() && IsUsed(output) && !fits(output)) return false;
+      if (!output.empty() && IsUsed(output) && !Hidden(output) && !fits(output)) return false;
     }
     // A 2-D B of MatMul that is not a constant is one matrix, not a batch of rows.
     if (node.op_type() == "MatMul" && node.input_size() == 2 && !constants_.count(node.input(1))) {
@@ -288,14 +368,18 @@ bool Converter::BatchModeFits(int64_t& batch) const {
 // must fit in the three dimensions of an item.
 bool Converter::SingleModeFits() const {
   for (const auto& [name, shape] : shapes_) {
-    if (!constants_.count(name) && shape.size() > 3) return false;
+    if (!Hidden(name) && shape.size() > 3) return false;
   }
   return true;
 }
 
 pnnx::Graph Converter::Run() {
-  CheckSupported();
+  // Folding and the Detect heads first: the nodes they absorb (Expand, Slice,
+  // ...) are not unsupported.
   CollectShapes();
+  FoldConstants();
+  FindDetectHeads();
+  CheckSupported();
   for (const auto& info : model_.graph().input()) {
     if (constants_.count(info.name())) continue;
     if (!shapes_.count(info.name())) {
@@ -321,7 +405,7 @@ pnnx::Graph Converter::Run() {
     // Errors of single nodes (a 5-D Upsample, ...) name the node: let them come first.
     Convert(/*batch_mode=*/true, batch > 0 ? batch : 1);
     for (const auto& [name, shape] : shapes_) {
-      if (!constants_.count(name) && shape.size() > 3) {
+      if (!Hidden(name) && shape.size() > 3) {
         throw ConversionError(fmt::format(
             "value '{}' of shape {}: the engine takes the first dimension as the batch only "
             "when every value of the graph has 2 to 4 dimensions and the same first one; "
@@ -356,11 +440,15 @@ pnnx::Graph Converter::Convert(bool batch_mode, int64_t batch) {
     Emit("pnnx.Input", fmt::format("pnnx_input_{}", input_index++), {}, operand);
   }
   for (const onnx::NodeProto& node : graph.node()) {
-    if (node.op_type() == "Constant") continue;
-    if (node.domain() == "kuiper") {
-      ConvertDetect(node);
+    // Every converter reads input 0 and output 0 (found by fuzz/onnx_fuzzer.cpp).
+    if (node.op_type() != "Constant" && (node.input_size() == 0 || node.output_size() == 0)) {
+      Fail(node, "needs at least one input and one output");
+    }
+    if (const auto head = heads_.find(&node); head != heads_.end()) {
+      EmitDetectHead(node, head->second);
       continue;
     }
+    if (node.op_type() == "Constant" || absorbed_.count(&node)) continue;
     (this->*Table().at(node.op_type()))(node);
   }
   int output_index = 0;
@@ -707,6 +795,8 @@ void Converter::ConvertGlobalAveragePool(const onnx::NodeProto& node) {
 // batch mode, where every value starts with the batch, each item reshapes alone.
 void Converter::ConvertReshape(const onnx::NodeProto& node) {
   std::vector<int> shape = EngineShape(ShapeOf(node, node.output(0)));
+  // A scalar output in batch mode has no batch dimension (found by fuzz/onnx_fuzzer.cpp).
+  if (shape.empty()) Fail(node, "the output is a scalar, without the batch dimension");
   if (shape.size() > 4)
     Fail(node, fmt::format("output shape {} has more than 3 item dimensions",
                            ShapeText(ShapeOf(node, node.output(0)))));
@@ -815,29 +905,6 @@ void Converter::ConvertBatchNormalization(const onnx::NodeProto& node) {
   op.params["eps"] = FloatParam(AttributeFloat(node, "epsilon", 1e-5f));
   op.params["num_features"] = IntParam(static_cast<int>(channels));
   op.attrs = std::move(attrs);
-}
-
-// kuiper::Detect, the YOLOv5 head that tools/export_onnx.py writes as one node
-// (see there): three feature maps, then m.{i}.weight, m.{i}.bias, anchors, strides.
-void Converter::ConvertDetect(const onnx::NodeProto& node) {
-  if (node.input_size() != 11) Fail(node, "needs 3 feature maps and 8 constant tensors");
-  std::vector<int> inputs;
-  for (int k = 0; k < 3; ++k) inputs.push_back(Input(node, k));
-  pnnx::Operator& op = Emit("models.yolo.Detect", NodeName(node), inputs, Output(node));
-  op.params["nc"] = IntParam(static_cast<int>(AttributeInt(node, "nc", 80)));
-  op.params["na"] = IntParam(static_cast<int>(AttributeInt(node, "na", 3)));
-  std::vector<std::string> keys;
-  for (int level = 0; level < 3; ++level) {
-    keys.push_back(fmt::format("m.{}.weight", level));
-    keys.push_back(fmt::format("m.{}.bias", level));
-  }
-  keys.push_back("anchors");
-  keys.push_back("strides");
-  for (size_t k = 0; k < keys.size(); ++k) {
-    const onnx::TensorProto& tensor = RequireConstant(node, static_cast<int>(k) + 3);
-    op.attrs[keys[k]] = FloatAttribute(ToInts(Shape(tensor.dims().begin(), tensor.dims().end())),
-                                       OnnxTensorFloats(tensor));
-  }
 }
 
 }  // namespace kuiper::onnx_import

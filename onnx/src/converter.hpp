@@ -1,10 +1,12 @@
 // The ONNX-to-PNNX converter shared by converter.cpp (graph walk, ordinary
-// nodes) and lowering.cpp (MatMul and Upsample/Resize). Not public API.
+// nodes), lowering.cpp (MatMul and Upsample/Resize), constant_folding.cpp and
+// detect_head.cpp (the YOLOv5 Detect head). Not public API.
 #pragma once
 
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <set>
 #include <string>
@@ -42,6 +44,12 @@ std::vector<int64_t> AttributeInts(const onnx::NodeProto& node, const std::strin
                                    const std::vector<int64_t>& fallback);
 
 std::vector<int64_t> OnnxTensorInts(const onnx::TensorProto& tensor);
+// ONNX's ParseData<T> (T = float, int64_t, int32_t) with the checks it leaves
+// out: the values must fill the tensor's dims exactly (a short raw_data was
+// read out of bounds by the converters; found by fuzz/onnx_fuzzer.cpp), and
+// ParseData's own exceptions become ConversionError.
+template <typename T>
+std::vector<T> TensorValues(const onnx::TensorProto& tensor);
 std::string ShapeText(const Shape& shape);
 
 class Converter {
@@ -56,6 +64,7 @@ class Converter {
  private:
   void CheckSupported() const;
   void CollectShapes();
+  void PrepareConvPoolInference(onnx::GraphProto& graph) const;
   bool BatchModeFits(int64_t& batch) const;
   bool SingleModeFits() const;
   pnnx::Graph Convert(bool batch_mode, int64_t batch);
@@ -98,7 +107,6 @@ class Converter {
   void ConvertTranspose(const onnx::NodeProto& node);
   void ConvertGemm(const onnx::NodeProto& node);
   void ConvertBatchNormalization(const onnx::NodeProto& node);
-  void ConvertDetect(const onnx::NodeProto& node);
   // ---- lowerings (lowering.cpp) ----
   void ConvertMatMul(const onnx::NodeProto& node);
   void ConvertUpsample(const onnx::NodeProto& node);
@@ -107,6 +115,29 @@ class Converter {
                   const std::string& coordinate_mode, const std::string& nearest_mode,
                   float scale_h, float scale_w, bool sizes_given, int64_t size_h, int64_t size_w);
 
+  // ---- before conversion: constant folding (constant_folding.cpp) and the
+  // YOLOv5 Detect head (detect_head.cpp) ----
+  // One level of a YOLOv5 Detect head: its 1x1 convolution and the decoding
+  // after it, which become one models.yolo.Detect operator.
+  struct DetectHead {
+    const onnx::NodeProto* conv = nullptr;
+    int64_t na = 0, no = 0;  // anchors, values per box (nc + 5)
+    float stride = 0;
+    std::vector<float> anchors;  // na pairs (w, h) in pixels
+  };
+  void FoldConstants();
+  void FindDetectHeads();
+  // Matches the head that the 5-D `reshape` starts, appending its nodes to
+  // `nodes` (the last one computes the head's output); a difference stops the
+  // conversion naming the node.
+  DetectHead MatchDetectHead(const onnx::NodeProto& reshape,
+                             std::vector<const onnx::NodeProto*>& nodes);
+  void EmitDetectHead(const onnx::NodeProto& last, const DetectHead& head);
+  // A value the engine never holds: a constant or a Detect head's inner value.
+  bool Hidden(const std::string& value) const {
+    return constants_.count(value) != 0 || internal_.count(value) != 0;
+  }
+
   onnx::ModelProto model_;
   int64_t opset_ = 1;
   std::map<std::string, const onnx::TensorProto*> constants_;
@@ -114,6 +145,12 @@ class Converter {
   std::map<std::string, int> elem_types_;  // onnx::TensorProto::DataType of values
   std::set<std::string> used_;             // values read by a node or the graph
   std::map<const onnx::NodeProto*, std::string> node_names_;
+  std::deque<onnx::TensorProto> folded_;                // values of folded nodes (stable addresses)
+  std::set<const onnx::NodeProto*> absorbed_;           // folded, or part of a Detect head
+  std::set<std::string> internal_;                      // values inside a Detect head
+  std::map<const onnx::NodeProto*, DetectHead> heads_;  // by the node computing its output
+  // The nodes reading each value; a graph output counts as a null reader.
+  std::map<std::string, std::vector<const onnx::NodeProto*>> readers_;
 
   // State of one conversion.
   bool batch_mode_ = true;

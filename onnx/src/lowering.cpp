@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "converter.hpp"
@@ -26,14 +27,19 @@ void Converter::ConvertMatMul(const onnx::NodeProto& node) {
   if (node.input_size() != 2) {
     Fail(node, fmt::format("MatMul needs exactly 2 inputs (A, B), has {}", node.input_size()));
   }
-  const Shape& a = ShapeOf(node, node.input(0));
-  const Shape& b = ShapeOf(node, node.input(1));
+  const Shape& a_in = ShapeOf(node, node.input(0));
+  const Shape& b_in = ShapeOf(node, node.input(1));
   const Shape& y = ShapeOf(node, node.output(0));
-  const size_t a_rank = a.size(), b_rank = b.size();
-  if (a_rank < 2 || b_rank < 2) {
-    Fail(node, fmt::format("inputs of shapes {} and {}: 1-D inputs are not lowered", ShapeText(a),
-                           ShapeText(b)));
+  if (a_in.empty() || b_in.empty()) {
+    Fail(node, fmt::format("inputs of shapes {} and {}: a scalar is not a matrix", ShapeText(a_in),
+                           ShapeText(b_in)));
   }
+  // NumPy's rule for vectors: a 1-D A is the row (1, K), a 1-D B the column
+  // (K, 1), and that 1 leaves the result again. Row-major, the values are the same.
+  const bool a_vector = a_in.size() == 1, b_vector = b_in.size() == 1;
+  const Shape a = a_vector ? Shape{1, a_in[0]} : a_in;
+  const Shape b = b_vector ? Shape{b_in[0], 1} : b_in;
+  const size_t a_rank = a.size(), b_rank = b.size();
   const int64_t m = a[a_rank - 2], k = a[a_rank - 1], n = b[b_rank - 1];
   if (b[b_rank - 2] != k) {
     Fail(node, fmt::format("A {} and B {} do not chain (K differs)", ShapeText(a), ShapeText(b)));
@@ -45,8 +51,8 @@ void Converter::ConvertMatMul(const onnx::NodeProto& node) {
     for (size_t i = 0; i < batch_a.size(); ++i) out_batch[i] = std::max(batch_a[i], batch_b[i]);
   }
   Shape final_shape = out_batch;
-  final_shape.push_back(m);
-  final_shape.push_back(n);
+  if (!a_vector) final_shape.push_back(m);
+  if (!b_vector) final_shape.push_back(n);
   if (final_shape != y) {
     Fail(node, fmt::format("the lowered result has shape {}, but the MatMul's output has shape {}",
                            ShapeText(final_shape), ShapeText(y)));
@@ -54,6 +60,8 @@ void Converter::ConvertMatMul(const onnx::NodeProto& node) {
   const std::string base = NodeName(node);
   const onnx::TensorProto* b_constant = Constant(node.input(1));
   const int nb = static_cast<int>(batch_);  // engine batch: N in batch mode, else 1
+  std::vector<int> final_engine = EngineShape(y);
+  final_engine[0] = -1;
 
   // dense(x, B^T) into `output`: nn.Linear with the weight B^T when B is a
   // constant (transposed here, once), else a transpose operator and F.linear.
@@ -71,23 +79,36 @@ void Converter::ConvertMatMul(const onnx::NodeProto& node) {
       op.attrs["weight"] = FloatAttribute({static_cast<int>(n), static_cast<int>(k)}, weight);
       return;
     }
-    // Only in single-item mode (BatchModeFits): B is the item (K, N).
+    // Only in single-item mode (BatchModeFits): B is the item (K, N), or the
+    // vector (K), whose column (K, 1) transposed is the row (1, K).
     const int b_operand = Input(node, 1);
     const int b_transposed =
         NewOperand(base + "_b_transpose", {1, static_cast<int>(n), static_cast<int>(k)});
-    Emit("torch.permute", base + "_b_transpose", {b_operand}, b_transposed).params["dims"] =
-        IntsParam({0, 2, 1});
+    if (b_vector) {
+      Emit("Tensor.reshape", base + "_b_transpose", {b_operand}, b_transposed).params["shape"] =
+          IntsParam({-1, 1, static_cast<int>(k)});
+    } else {
+      Emit("torch.permute", base + "_b_transpose", {b_operand}, b_transposed).params["dims"] =
+          IntsParam({0, 2, 1});
+    }
     Emit("F.linear", base + "_dense", {x, b_transposed}, output);
   };
 
   if (a_rank == 2 && b_rank == 2) {
-    // Case 1: dense on A and B^T, which is the whole MatMul.
+    // Case 1: dense on A and B^T, which is the whole MatMul. Dense keeps the
+    // rank of its input, so a vector A gives the vector result by itself; only
+    // a column B leaves (M, 1) to reshape to (M).
     const int x = Input(node, 0);
-    dense(x, Output(node));
+    if (!b_vector || a_vector) {
+      dense(x, Output(node));
+      return;
+    }
+    const int column = NewOperand(base + "_dense", EngineShape({m, 1}));
+    dense(x, column);
+    Emit("Tensor.reshape", base + "_reshape", {column}, Output(node)).params["shape"] =
+        IntsParam(final_engine);
     return;
   }
-  std::vector<int> final_engine = EngineShape(y);
-  final_engine[0] = -1;
   if (b_rank == 2) {
     // Case 2: A to [-1, K] (the engine keeps its batch first: [batch, rows, K]),
     // dense, and the result back to final_shape.
@@ -241,8 +262,16 @@ void Converter::EmitResize(const onnx::NodeProto& node, const std::string& mode,
   if (x.size() != 4) Fail(node, fmt::format("input {} is not 4-D (N,C,H,W)", ShapeText(x)));
   if (!(scale_h > 0) || !(scale_w > 0)) Fail(node, "scales must be positive");
   if (!sizes_given) {
-    size_h = static_cast<int64_t>(std::floor(static_cast<double>(x[2]) * scale_h));
-    size_w = static_cast<int64_t>(std::floor(static_cast<double>(x[3]) * scale_w));
+    const double h = std::floor(static_cast<double>(x[2]) * scale_h);
+    const double w = std::floor(static_cast<double>(x[3]) * scale_w);
+    // Engine dims are int; a huge scale (or inf times a zero dim, NaN) gives no size at all.
+    constexpr double kLargest = std::numeric_limits<int>::max();
+    if (!(std::fabs(h) <= kLargest && std::fabs(w) <= kLargest)) {
+      Fail(node, fmt::format("scales ({}, {}) on input {} give a size beyond {}", scale_h, scale_w,
+                             ShapeText(x), std::numeric_limits<int>::max()));
+    }
+    size_h = static_cast<int64_t>(h);
+    size_w = static_cast<int64_t>(w);
   }
   const Shape resized = {x[0], x[1], size_h, size_w};
   const Shape& y = ShapeOf(node, node.output(0));

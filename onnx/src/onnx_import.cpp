@@ -3,12 +3,18 @@
 #include "kuiper/onnx_import.hpp"
 
 #include <fmt/format.h>
-#include <onnx/defs/tensor_proto_util.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <limits>
 #include <numeric>
+#include <set>
 
 #include "converter.hpp"
+#include "kuiper/memory_limit.hpp"
 
 namespace kuiper {
 
@@ -18,13 +24,65 @@ std::vector<std::string> SupportedOnnxOperators() {
   return types;  // std::map keeps them sorted
 }
 
+namespace {
+
+// The float32 values the graph inputs and constants (initializers, Constant
+// nodes) declare, added up and checked against the memory limit before the
+// converter copies any of them.
+void CheckDeclaredMemory(const onnx::GraphProto& graph, const std::string& name) {
+  uint64_t total = 0;
+  const auto add = [&](const std::string& value, const std::vector<int64_t>& dims) {
+    uint64_t bytes = sizeof(float);
+    for (int64_t dim : dims) bytes = SaturatingMultiply(bytes, std::max<int64_t>(dim, 0));
+    total += std::min(bytes, std::numeric_limits<uint64_t>::max() - total);  // saturating
+    CheckMemory(total, fmt::format("{}: the inputs and constants up to '{}' ({}) as float32", name,
+                                   value, fmt::join(dims, ",")));
+  };
+  std::set<std::string> initializers;  // older exporters list them as inputs too
+  for (const onnx::TensorProto& initializer : graph.initializer()) {
+    initializers.insert(initializer.name());
+  }
+  for (const onnx::ValueInfoProto& input : graph.input()) {
+    if (initializers.count(input.name())) continue;
+    std::vector<int64_t> dims;
+    for (const auto& dim : input.type().tensor_type().shape().dim()) {
+      dims.push_back(dim.dim_value());
+    }
+    add(input.name(), dims);
+  }
+  const auto add_tensor = [&](const onnx::TensorProto& tensor) {
+    add(tensor.name(), {tensor.dims().begin(), tensor.dims().end()});
+  };
+  for (const onnx::TensorProto& initializer : graph.initializer()) add_tensor(initializer);
+  for (const onnx::NodeProto& node : graph.node()) {
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      if (attribute.has_t()) add_tensor(attribute.t());
+    }
+  }
+}
+
+}  // namespace
+
 onnx::ModelProto ReadOnnxModel(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ParseError(fmt::format("{}: cannot open the ONNX file", path));
+  // The whole file is read into memory, so its size is checked first.
+  std::error_code error;
+  const uint64_t size = std::filesystem::file_size(path, error);
+  if (!error) CheckMemory(size, fmt::format("{}: reading the whole file", path));
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return ParseOnnxModel(bytes, path);
+}
+
+onnx::ModelProto ParseOnnxModel(std::string_view bytes, const std::string& name) {
   onnx::ModelProto model;
-  if (!model.ParseFromIstream(&in) || !model.has_graph()) {
-    throw ParseError(fmt::format("{}: not an ONNX model (protobuf ModelProto)", path));
+  // Protobuf takes an int size; a larger file is no ModelProto it could read anyway.
+  const bool fits = bytes.size() <= static_cast<size_t>(std::numeric_limits<int>::max());
+  if (!fits || !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())) ||
+      !model.has_graph()) {
+    throw ParseError(fmt::format("{}: not an ONNX model (protobuf ModelProto)", name));
   }
+  CheckDeclaredMemory(model.graph(), name);
   return model;
 }
 
@@ -69,13 +127,7 @@ std::vector<float> OnnxTensorFloats(const onnx::TensorProto& tensor) {
     throw ConversionError(fmt::format("tensor '{}' is of ONNX type {}, expected float32",
                                       tensor.name(), tensor.data_type()));
   }
-  if (tensor.has_data_location() && tensor.data_location() == onnx::TensorProto::EXTERNAL) {
-    throw ConversionError(
-        fmt::format("tensor '{}' keeps its data in an external file, which is "
-                    "not supported",
-                    tensor.name()));
-  }
-  return onnx::ParseData<float>(&tensor);
+  return onnx_import::TensorValues<float>(tensor);
 }
 
 std::vector<sftensor> ValuesToBatch(const std::vector<float>& values,

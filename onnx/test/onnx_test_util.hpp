@@ -69,6 +69,17 @@ inline std::vector<float> Iota(size_t n, float start = 0.f, float step = 0.25f) 
   return v;
 }
 
+// Expects the conversion of a OneNodeModel to stop naming its node and saying `text`.
+inline void ExpectErrorNamingNode(const onnx::ModelProto& model, const std::string& text) {
+  try {
+    ConvertOnnx(model);
+    FAIL() << "no error";
+  } catch (const ConversionError& e) {
+    EXPECT_NE(std::string(e.what()).find("the_node"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+  }
+}
+
 inline std::vector<std::string> OperatorTypes(const pnnx::Graph& graph) {
   std::vector<std::string> types;
   for (const auto& op : graph.operators) types.push_back(op.type);

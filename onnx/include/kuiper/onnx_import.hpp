@@ -15,6 +15,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kuiper/error.hpp"
@@ -43,6 +44,8 @@ std::vector<std::string> SupportedOnnxOperators();
 
 // Reads an ONNX file (throws ParseError when it is not one).
 onnx::ModelProto ReadOnnxModel(const std::string& path);
+// The same from the file's bytes in memory; `name` stands for the file in messages.
+onnx::ModelProto ParseOnnxModel(std::string_view bytes, const std::string& name);
 
 // Converts a model. Throws UnsupportedOperatorError or ConversionError.
 pnnx::Graph ConvertOnnx(const onnx::ModelProto& model);
