@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The project's one test command. Installs the missing Debian packages, builds the
-# `solutions` and `student` presets, then checks (DESIGN.md, "The lab mechanism"):
+# `solutions`, `student` and `asan` presets, then checks (DESIGN.md, "The lab mechanism"):
 #   - every test passes in the solutions build;
 #   - the student build's core tests pass and every lab label fails with NotImplemented;
-#   - tools/labs check (skeletons equal their solutions outside the fences).
+#   - tools/labs check (skeletons equal their solutions outside the fences);
+#   - the solutions under AddressSanitizer + UndefinedBehaviorSanitizer (preset asan): every
+#     test passes and no sanitizer reports anything.
 # The last line is "N passed, M failed"; the exit status is 0 iff M == 0.
 # Labels `layers` and `final` need every lab and are only required to pass in the solutions build.
 # Options: --no-install (skip apt), --quick (skip apt, and configure when a build exists).
@@ -17,7 +19,7 @@ for arg in "$@"; do
   case "$arg" in
     --no-install) install=0 ;;
     --quick) install=0 quick=1 ;;
-    -h|--help) sed -n '2,8s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,11s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) echo "scripts/test.sh: unknown option $arg (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -68,7 +70,7 @@ if [[ $install -eq 1 ]]; then
 fi
 
 declare -A built
-for preset in solutions student; do
+for preset in solutions student asan; do
   status=0; build $preset || status=$?; record "configure and build preset $preset" $status
   built[$preset]=$status
 done
@@ -106,6 +108,19 @@ fi
 
 status=0; tools/labs check || status=$?
 record "tools/labs check" $status
+
+# A sanitizer report ends the program with exit code 86 (ASAN_OPTIONS/UBSAN_OPTIONS in the
+# asan test preset), so a test that sees it fails; the grep names the report.
+if [[ ${built[asan]} -eq 0 ]]; then
+  status=0; run_ctest asan --preset asan || status=$?
+  if grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$LOGS/asan.log"; then
+    status=1; grep -m 5 -E 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$LOGS/asan.log"
+  fi
+  [[ $status -eq 0 ]] || show_failures "$LOGS/asan.log"
+  record "asan build: every test passes, no sanitizer report" $status
+else
+  echo "  (asan tests not run: the build failed)"
+fi
 
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -107,7 +107,7 @@ std::string RequireExtension(const std::string& path, std::string_view extension
 }  // namespace
 
 int Classify(const ClassifyOptions& options) {
-  if (options.topk < 1) throw Error("--topk must be at least 1");
+  if (options.topk < 1) throw UsageError(fmt::format("--topk {} is not at least 1", options.topk));
   const cv::Mat rgb = LoadRgbImage(options.image);
   const ModelFiles files = ResolveModelOr(options.model, "resnet18");
   std::unique_ptr<RuntimeGraph> graph = BuildGraph(files);
@@ -131,9 +131,12 @@ int Classify(const ClassifyOptions& options) {
 
 int Detect(const DetectOptions& options) {
   if (!(options.conf >= 0 && options.conf <= 1) || !(options.iou >= 0 && options.iou <= 1)) {
-    throw Error("--conf and --iou must lie in [0, 1]");
+    throw UsageError(fmt::format("--conf {} and --iou {} must lie in [0, 1]", options.conf,
+                                 options.iou));
   }
-  if (options.max_det < 1) throw Error("--max-det must be at least 1");
+  if (options.max_det < 1) {
+    throw UsageError(fmt::format("--max-det {} is not at least 1", options.max_det));
+  }
   if (!cv::haveImageWriter(options.out)) {
     throw Error(
         fmt::format("cannot write an image named '{}': use .jpg, .png or .bmp", options.out));
@@ -189,7 +192,9 @@ int Run(const RunOptions& options) {
   for (const std::string& path : options.inputs) RequireExtension(path, ".npy", "input");
   for (const std::string& path : options.outputs) RequireExtension(path, ".npy", "output");
   for (const std::string& path : options.expect) RequireExtension(path, ".npy", "reference");
-  if (!(options.tolerance >= 0)) throw Error("--tolerance must be >= 0");
+  if (!(options.tolerance >= 0)) {
+    throw UsageError(fmt::format("--tolerance {} is not >= 0", options.tolerance));
+  }
   std::vector<std::vector<sftensor>> inputs;
   for (const std::string& path : options.inputs) inputs.push_back(NpyToBatch(LoadNpy(path)));
   std::vector<NpyArray> references;
@@ -249,13 +254,12 @@ int Run(const RunOptions& options) {
 
 int Bench(const BenchOptions& options) {
   if (options.batch < 1 || options.runs < 1 || options.warmup < 0 || options.threads < 0) {
-    throw Error("--batch and --runs must be >= 1, --warmup and --threads >= 0");
+    throw UsageError(fmt::format(
+        "--batch {} and --runs {} must be >= 1, --warmup {} and --threads {} >= 0", options.batch,
+        options.runs, options.warmup, options.threads));
   }
-  std::optional<BlasThreadScope> blas_threads;
-  if (options.threads > 0) {
-    omp_set_num_threads(options.threads);
-    blas_threads.emplace(options.threads);
-  }
+  // The engine's threads are OpenMP's; OpenBLAS stays single-threaded inside them.
+  if (options.threads > 0) omp_set_num_threads(options.threads);
   const ModelFiles files = ResolveModel(options.model);
   std::unique_ptr<RuntimeGraph> graph = BuildGraph(files);
   // Random inputs of the annotated shapes: timing does not depend on values.

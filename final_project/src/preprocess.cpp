@@ -1,9 +1,12 @@
 #include "preprocess.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -18,13 +21,43 @@ namespace {
 // letterbox geometry with it, so we must too to land on the same pixels.
 int PythonRound(double value) { return static_cast<int>(std::nearbyint(value)); }
 
+// While it lives, file descriptor 2 points at /dev/null. The image decoders
+// (libpng, libjpeg) and OpenCV's imread print their own complaints about a
+// damaged file there, and the CLI's error must stay one line of its own.
+class SilencedStderr {
+ public:
+  SilencedStderr() : saved_(dup(STDERR_FILENO)) {
+    const int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) {
+      dup2(null, STDERR_FILENO);
+      close(null);
+    }
+  }
+  ~SilencedStderr() {
+    if (saved_ < 0) return;
+    std::fflush(stderr);
+    dup2(saved_, STDERR_FILENO);
+    close(saved_);
+  }
+  SilencedStderr(const SilencedStderr&) = delete;
+  SilencedStderr& operator=(const SilencedStderr&) = delete;
+
+ private:
+  int saved_;
+};
+
 }  // namespace
 
 cv::Mat LoadRgbImage(const std::string& path) {
   if (!std::filesystem::is_regular_file(path)) {
-    throw Error(fmt::format("image '{}' does not exist", path));
+    const char* problem = std::filesystem::exists(path) ? "is not a file" : "does not exist";
+    throw Error(fmt::format("image '{}' {}", path, problem));
   }
-  cv::Mat bgr = cv::imread(path, cv::IMREAD_COLOR);
+  cv::Mat bgr;
+  {
+    const SilencedStderr silenced;
+    bgr = cv::imread(path, cv::IMREAD_COLOR);
+  }
   if (bgr.empty()) {
     throw Error(fmt::format("'{}' is not an image OpenCV can read (PNG, JPEG, BMP, ...)", path));
   }

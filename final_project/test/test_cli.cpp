@@ -232,5 +232,174 @@ TEST(Cli, GraphDotIsADigraph) {
   EXPECT_NE(o.out.find("->"), std::string::npos);
 }
 
+// ---- bad input: every case is one "kuiper: error:" line and a non-zero status ----
+
+// Writes `bytes` to a scratch file named `name` and returns its path.
+std::string WriteTemp(const std::string& name, const std::string& bytes) {
+  const std::string path = TempPath(name);
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+TEST(CliBadInput, MissingModelFileIsOneErrorLine) {
+  const Outcome o = Kuiper("run /nonexistent/model.pnnx.param " + kFixtures + "tiny_net.input.npy");
+  EXPECT_EQ(o.status, 1);
+  ExpectOneErrorLine(o, "model file '/nonexistent/model.pnnx.param' does not exist");
+}
+
+TEST(CliBadInput, MissingBinBesideTheParamIsOneErrorLine) {
+  const std::string param = TempPath("lonely.pnnx.param");
+  std::filesystem::copy_file(kFixtures + "tiny_net.pnnx.param", param,
+                             std::filesystem::copy_options::overwrite_existing);
+  const Outcome o = Kuiper("run " + param + " " + kFixtures + "tiny_net.input.npy");
+  EXPECT_EQ(o.status, 1);
+  ExpectOneErrorLine(o, "lonely.pnnx.bin' does not exist");
+  std::filesystem::remove(param);
+}
+
+TEST(CliBadInput, CorruptModelIsOneErrorLineNamingFileAndLine) {
+  const std::string param = WriteTemp("corrupt.pnnx.param", "7767517\n1 1\nnn.ReLU r 1\n");
+  WriteTemp("corrupt.pnnx.bin", "");
+  const Outcome o = Kuiper("run " + param + " " + kFixtures + "tiny_net.input.npy");
+  EXPECT_EQ(o.status, 1);
+  ExpectOneErrorLine(o, param + ":3: expected '<type> <name> <input count> <output count> ...'");
+}
+
+TEST(CliBadInput, CorruptImageIsOneErrorLine) {
+  const std::string image = WriteTemp("corrupt.png", "\x89PNG\r\n\x1a\n but not really");
+  const Outcome o = Kuiper("classify " + image);
+  EXPECT_EQ(o.status, 1);
+  ExpectOneErrorLine(o, "is not an image OpenCV can read");
+}
+
+TEST(CliBadInput, ImageThatIsADirectoryIsOneErrorLine) {
+  const Outcome o = Kuiper("detect " + kRoot + "/final_project/data");
+  EXPECT_EQ(o.status, 1);
+  ExpectOneErrorLine(o, "/final_project/data' is not a file");
+}
+
+TEST(CliBadInput, OutputWithWrongExtensionIsOneErrorLine) {
+  const Outcome o = Kuiper("run " + kFixtures + "tiny_net.pnnx.param " + kFixtures +
+                           "tiny_net.input.npy -o out.txt");
+  EXPECT_EQ(o.status, 1);
+  ExpectOneErrorLine(o, "output 'out.txt' must be a .npy file");
+}
+
+TEST(CliBadInput, CorruptNpyInputIsOneErrorLine) {
+  const std::string npy =
+      WriteTemp("corrupt.npy", std::string("\x93NUMPY\x01\x00\xff\x00{'descr'", 17));
+  const Outcome o = Kuiper("run " + kFixtures + "tiny_net.pnnx.param " + npy);
+  EXPECT_EQ(o.status, 1);
+  ExpectOneErrorLine(o, npy + ": not a usable .npy file: the header is cut off");
+}
+
+TEST(CliBadInput, WrongNumberOfInputsIsOneErrorLine) {
+  const std::string input = kFixtures + "tiny_net.input.npy";
+  const Outcome o = Kuiper("run " + kFixtures + "tiny_net.pnnx.param " + input + " " + input);
+  EXPECT_EQ(o.status, 1);
+  ExpectOneErrorLine(o, "has 1 input(s), got 2 .npy file(s)");
+}
+
+TEST(CliBadInput, UnknownOptionBeforeAMissingArgumentIsNamed) {
+  const Outcome o = Kuiper("run --no-such-option");
+  EXPECT_EQ(o.status, 2);
+  ExpectOneErrorLine(o, "unknown option '--no-such-option' (see kuiper run --help)");
+}
+
+TEST(CliBadInput, UnknownOptionWithoutSubcommandIsNamed) {
+  const Outcome o = Kuiper("--no-such-option");
+  EXPECT_EQ(o.status, 2);
+  ExpectOneErrorLine(o, "unknown option '--no-such-option'");
+}
+
+TEST(CliBadInput, MissingArgumentIsAUsageError) {
+  const Outcome o = Kuiper("run " + kFixtures + "tiny_net.pnnx.param");
+  EXPECT_EQ(o.status, 2);
+  ExpectOneErrorLine(o, "INPUT is required");
+}
+
+TEST(CliBadInput, ConvertUsageErrorIsNotAnUnknownSubcommand) {
+  const Outcome o = Kuiper("convert model.onnx");
+  EXPECT_EQ(o.status, 2);
+  ExpectOneErrorLine(o, "--out is required");
+}
+
+TEST(CliBadInput, NonNumericOptionValueIsAUsageError) {
+  const Outcome o = Kuiper("classify " + kImage + " --topk many");
+  EXPECT_EQ(o.status, 2);
+  ExpectOneErrorLine(o, "--topk");
+}
+
+TEST(CliBadInput, NegativeThreadsIsAUsageError) {
+  const Outcome o = Kuiper("bench " + kFixtures + "tiny_net.pnnx.param --threads -1");
+  EXPECT_EQ(o.status, 2);
+  ExpectOneErrorLine(o, "--threads -1 >= 0");
+}
+
+TEST(CliBadInput, TopkZeroIsAUsageError) {
+  const Outcome o = Kuiper("classify " + kImage + " --topk 0");
+  EXPECT_EQ(o.status, 2);
+  ExpectOneErrorLine(o, "--topk 0 is not at least 1");
+}
+
+TEST(CliBadInput, ConfAboveOneIsAUsageError) {
+  const Outcome o = Kuiper("detect " + kImage + " --conf 2");
+  EXPECT_EQ(o.status, 2);
+  ExpectOneErrorLine(o, "--conf 2 and --iou 0.45 must lie in [0, 1]");
+}
+
+TEST(CliBadInput, NegativeToleranceIsAUsageError) {
+  const Outcome o = Kuiper("run " + kFixtures + "tiny_net.pnnx.param " + kFixtures +
+                           "tiny_net.input.npy --tolerance -1");
+  EXPECT_EQ(o.status, 2);
+  ExpectOneErrorLine(o, "--tolerance -1 is not >= 0");
+}
+
+// tiny_net.input.npy is 3200 bytes: a 128-byte header and (1,3,16,16) f32.
+TEST(CliBadInput, InputOverMaxMemoryIsOneErrorLineNamingTheLimit) {
+  const Outcome o = Kuiper("run " + kFixtures + "tiny_net.pnnx.param " + kFixtures +
+                           "tiny_net.input.npy --max-memory 2K");
+  EXPECT_EQ(o.status, 1);
+  ExpectOneErrorLine(o,
+                     "tiny_net.input.npy: reading the whole file would take 3200 bytes (0.00 GiB), "
+                     "more than the memory limit of 2048 bytes (0.00 GiB) (raise it with "
+                     "--max-memory)");
+}
+
+// The input file fits 4 KiB, but tiny_net's weights and its (1,3,16,16) f32
+// input operand (3072 bytes) together do not.
+TEST(CliBadInput, ModelOverMaxMemoryIsOneErrorLineNamingTheOperand) {
+  const Outcome o = Kuiper("run " + kFixtures + "tiny_net.pnnx.param " + kFixtures +
+                           "tiny_net.input.npy --max-memory 4K");
+  EXPECT_EQ(o.status, 1);
+  ExpectOneErrorLine(o, "more than the memory limit of 4096 bytes");
+  EXPECT_NE(o.err.find("tiny_net.pnnx.param: at batch 1, the weights and the operands up to "),
+            std::string::npos)
+      << o.err;
+}
+
+TEST(CliBadInput, HugeDeclaredInputIsRefusedByTheDefaultLimit) {
+  const std::string param = TempPath("huge_input.pnnx.param");
+  std::filesystem::copy_file(kRoot + "/kuiper/test/data/limits/huge_input.pnnx.param", param,
+                             std::filesystem::copy_options::overwrite_existing);
+  // An empty zip (its end record only): the model has no weights.
+  WriteTemp("huge_input.pnnx.bin", std::string("PK\x05\x06", 4) + std::string(18, '\0'));
+  const Outcome o = Kuiper("bench " + param);
+  EXPECT_EQ(o.status, 1);
+  ExpectOneErrorLine(o, "operand '0' (1,3,100000,100000), output of 'input' (pnnx.Input)");
+}
+
+TEST(CliBadInput, NegativeMaxMemoryIsAUsageError) {
+  const Outcome o = Kuiper("graph " + kFixtures + "tiny_net.pnnx.param --max-memory -1");
+  EXPECT_EQ(o.status, 2);
+  ExpectOneErrorLine(o, "--max-memory: a size cannot be negative");
+}
+
+TEST(CliBadInput, MaxMemoryThatIsNoSizeIsAUsageError) {
+  const Outcome o = Kuiper("graph " + kFixtures + "tiny_net.pnnx.param --max-memory lots");
+  EXPECT_EQ(o.status, 2);
+  ExpectOneErrorLine(o, "--max-memory");
+}
+
 }  // namespace
 }  // namespace kuiper::app

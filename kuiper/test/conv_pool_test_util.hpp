@@ -27,8 +27,9 @@ inline RuntimeAttribute FloatAttribute(const std::vector<int>& shape,
   RuntimeAttribute attr;
   attr.type = pnnx::DataType::kF32;
   attr.shape = shape;
-  attr.data.resize(values.size() * sizeof(float));
-  std::memcpy(attr.data.data(), values.data(), attr.data.size());
+  // assign, not memcpy: memcpy from the null data() of no values is undefined.
+  const auto* bytes = reinterpret_cast<const char*>(values.data());
+  attr.data.assign(bytes, bytes + values.size() * sizeof(float));
   return attr;
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 
 #include "kuiper/error.hpp"
 #include "kuiper/npy.hpp"
@@ -60,6 +61,14 @@ TEST(Npy, BatchOfOneDimensionalItems) {
   EXPECT_EQ(batch[2]->values(), std::vector<float>({5, 6}));
 }
 
+TEST(Npy, ParsesBytesInMemoryLikeTheFile) {
+  std::ifstream file(kData + "arange_2x3_f4.npy", std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const NpyArray array = ParseNpy(bytes, "arange");
+  EXPECT_EQ(array.shape, std::vector<int64_t>({2, 3}));
+  EXPECT_EQ(array.data, std::vector<float>({0, 1, 2, 3, 4, 5}));
+}
+
 TEST(Npy, RankOneOrFiveIsNotABatch) {
   EXPECT_THROW(NpyToBatch(NpyArray{{3}, {1, 2, 3}}), ShapeError);
   EXPECT_THROW(NpyToBatch(NpyArray{{1, 1, 1, 1, 1}, {1}}), ShapeError);
@@ -105,6 +114,20 @@ TEST(NpyErrors, TooLittleData) {
   ExpectParseError(Header("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }") +
                        std::string(8, '\0'),
                    "needs 24 bytes");
+}
+// 45000 characters of shape overflowed the stack of std::regex (found by fuzz/npy_fuzzer.cpp).
+TEST(NpyErrors, HeaderLongerThanNumpysLimitIsRefusedBeforeMatching) {
+  ExpectParseError(Header("{'descr': '<f4', 'fortran_order': False, 'shape': (" +
+                          std::string(45000, '1') + "), }"),
+                   "more than NumPy's own limit of 10000");
+}
+TEST(NpyErrors, ParseNpyNamesTheGivenName) {
+  try {
+    ParseNpy("not numpy", "input #2");
+    FAIL() << "expected ParseError";
+  } catch (const ParseError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("input #2: not a usable .npy file", 0), 0) << e.what();
+  }
 }
 TEST(NpyErrors, ShapeOverflowIsRefusedBeforeAllocating) {
   ExpectParseError(

@@ -44,6 +44,20 @@ class LayerError : public Error {
   using Error::Error;
 };
 
+// An argument outside what a command accepts (--topk 0, --conf 2, ...): the
+// CLI reports it as a usage error (exit 2) like the ones its parser finds.
+class UsageError : public Error {
+ public:
+  using Error::Error;
+};
+
+// A model or input whose declared shapes need more memory than the limit
+// (kuiper/memory_limit.hpp), refused before anything is allocated for them.
+class ResourceError : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace kuiper
 
 // Stands in for the body of a lab function until the student writes it.

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kuiper/tensor.hpp"
@@ -20,6 +21,8 @@ struct NpyArray {
 // the file for anything else: bad magic, Fortran order, big-endian data, a
 // malformed header, a shape whose size overflows, or too little data.
 NpyArray LoadNpy(const std::string& path);
+// The same from the file's bytes in memory; `name` stands for the file in messages.
+NpyArray ParseNpy(std::string_view bytes, const std::string& name);
 
 // Writes a float32 .npy file (format 1.0). Throws Error if it cannot write.
 void SaveNpy(const std::string& path, const NpyArray& array);

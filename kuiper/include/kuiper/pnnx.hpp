@@ -108,11 +108,15 @@ struct Graph {
 // Reads the text graph. Attributes get their type and shape; their data stays
 // empty until LoadBin.
 Graph LoadParam(const std::string& param_path);
+// The same from the text in memory; `name` stands for the file in messages.
+Graph ParseParam(std::string_view text, const std::string& name);
 
 // Fills the data of every attribute from the zip entry
 // "<operator name>.<attribute name>", checking its size against the shape.
 // Entries no attribute asks for are ignored.
 void LoadBin(Graph& graph, const std::string& bin_path);
+// The same from the zip's bytes in memory; `name` stands for the file in messages.
+void ParseBin(Graph& graph, std::string_view bytes, const std::string& name);
 
 // LoadParam followed by LoadBin.
 Graph Load(const std::string& param_path, const std::string& bin_path);

@@ -4,12 +4,14 @@
 #include <fmt/ranges.h>
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <limits>
 #include <regex>
 
 #include "kuiper/error.hpp"
+#include "kuiper/memory_limit.hpp"
 
 namespace kuiper {
 
@@ -20,6 +22,10 @@ constexpr size_t kMagicSize = 6;
 // Far beyond any model input here, small enough that a corrupt header
 // cannot make us allocate the machine's memory.
 constexpr uint64_t kMaxElements = uint64_t{1} << 31;
+// NumPy's default max_header_size. std::regex recurses once per character it
+// matches, so a longer header could overflow the stack (about 40000 bytes
+// did under AddressSanitizer; found by fuzz/npy_fuzzer.cpp).
+constexpr size_t kMaxHeaderSize = 10000;
 
 template <typename T>
 void Convert(const char* bytes, size_t count, std::vector<float>& out) {
@@ -36,9 +42,17 @@ void Convert(const char* bytes, size_t count, std::vector<float>& out) {
 NpyArray LoadNpy(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   if (!file) throw ParseError(fmt::format("{}: cannot open the file", path));
+  // The whole file is read into memory, so its size is checked first.
+  std::error_code error;
+  const uint64_t size = std::filesystem::file_size(path, error);
+  if (!error) CheckMemory(size, fmt::format("{}: reading the whole file", path));
   const std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  return ParseNpy(bytes, path);
+}
+
+NpyArray ParseNpy(std::string_view bytes, const std::string& name) {
   auto fail = [&](const std::string& what) {
-    return ParseError(fmt::format("{}: not a usable .npy file: {}", path, what));
+    return ParseError(fmt::format("{}: not a usable .npy file: {}", name, what));
   };
   if (bytes.size() < 10 || bytes.compare(0, kMagicSize, kMagic, kMagicSize) != 0) {
     throw fail("it does not start with the .npy magic \\x93NUMPY");
@@ -55,27 +69,35 @@ NpyArray LoadNpy(const std::string& path) {
   } else {
     throw fail(fmt::format("format version {} is not 1, 2 or 3", major));
   }
+  if (header_len > kMaxHeaderSize) {
+    throw fail(fmt::format("the header is {} bytes long, more than NumPy's own limit of {}",
+                           header_len, kMaxHeaderSize));
+  }
   if (header_start + header_len > bytes.size()) throw fail("the header is cut off");
-  const std::string header = bytes.substr(header_start, header_len);
+  const std::string header(bytes.substr(header_start, header_len));
 
   std::smatch match;
-  if (!std::regex_search(header, match, std::regex(R"('descr'\s*:\s*'([<>|=])([a-z])(\d+)')"))) {
+  // Compiled once: building a std::regex costs far more than matching a header.
+  static const std::regex kDescr(R"('descr'\s*:\s*'([<>|=])([a-z])(\d+)')");
+  static const std::regex kFortran(R"('fortran_order'\s*:\s*True)");
+  static const std::regex kShape(R"('shape'\s*:\s*\(([^)]*)\))");
+  static const std::regex kNumber(R"(\d+)");
+  if (!std::regex_search(header, match, kDescr)) {
     throw fail("the header has no 'descr'");
   }
   const char order = match[1].str()[0];
   const std::string kind = match[2].str() + match[3].str();
   if (order == '>') throw fail("big-endian data is not supported");
-  if (std::regex_search(header, std::regex(R"('fortran_order'\s*:\s*True)"))) {
+  if (std::regex_search(header, kFortran)) {
     throw fail("Fortran-order arrays are not supported (save with np.ascontiguousarray)");
   }
-  if (!std::regex_search(header, match, std::regex(R"('shape'\s*:\s*\(([^)]*)\))"))) {
+  if (!std::regex_search(header, match, kShape)) {
     throw fail("the header has no 'shape'");
   }
   NpyArray array;
   uint64_t count = 1;
   const std::string dims = match[1].str();
-  const std::regex number(R"(\d+)");
-  for (std::sregex_iterator it(dims.begin(), dims.end(), number), end; it != end; ++it) {
+  for (std::sregex_iterator it(dims.begin(), dims.end(), kNumber), end; it != end; ++it) {
     const std::string digits = it->str();
     if (digits.size() > 12) throw fail("a dimension is absurdly large");
     const int64_t dim = std::stoll(digits);
@@ -85,6 +107,7 @@ NpyArray LoadNpy(const std::string& path) {
     }
     count *= static_cast<uint64_t>(dim);
   }
+  CheckMemory(count * sizeof(float), fmt::format("{}: shape ({}) as float32", name, dims));
 
   const char* data = bytes.data() + header_start + header_len;
   const size_t available = bytes.size() - header_start - header_len;

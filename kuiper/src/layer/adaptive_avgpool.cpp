@@ -20,7 +20,9 @@ class AdaptiveAvgPoolingLayer : public Layer {
         status != InferStatus::kInferSuccess) {
       return status;
     }
-    const auto [out_h, out_w] = output_size_;
+    // Plain variables, not a structured binding: clang before 16 (the fuzz
+    // preset's clang-14) cannot use bindings inside the OpenMP region below.
+    const uint32_t out_h = output_size_[0], out_w = output_size_[1];
     for (size_t n = 0; n < inputs.size(); ++n) {
       const ftensor& input = *inputs[n];
       if (input.raw_shapes().size() != 3) return InferStatus::kInferFailedShapeError;

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "kuiper/error.hpp"
+#include "kuiper/memory_limit.hpp"
 #include "kuiper/pnnx.hpp"
 #include "pnnx_internal.hpp"
 
@@ -37,16 +38,35 @@ std::string ZipErrorText(int code) {
   return text;
 }
 
+[[noreturn]] void FailOpen(const std::string& name, const std::string& reason) {
+  throw ParseError(
+      fmt::format("{}: cannot open PNNX bin file as a zip archive: {}", name, reason));
+}
+
 ZipArchive OpenZip(const std::string& path) {
   int code = 0;
   // ZIP_CHECKCONS compares every local header with the central directory,
   // so a damaged or truncated archive fails here rather than half-way.
   ZipArchive zip(zip_open(path.c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &code));
-  if (!zip) {
-    throw ParseError(fmt::format("{}: cannot open PNNX bin file as a zip archive: {}", path,
-                                 ZipErrorText(code)));
-  }
+  if (!zip) FailOpen(path, ZipErrorText(code));
   return zip;
+}
+
+// The archive in `bytes`, which must outlive it.
+ZipArchive OpenZip(std::string_view bytes, const std::string& name) {
+  zip_error_t error;
+  zip_error_init(&error);
+  zip_source_t* source = zip_source_buffer_create(bytes.data(), bytes.size(), 0, &error);
+  // On success the archive owns the source; on failure it is still ours to free.
+  zip_t* zip = source ? zip_open_from_source(source, ZIP_RDONLY | ZIP_CHECKCONS, &error) : nullptr;
+  if (!zip) {
+    zip_source_free(source);
+    const std::string reason = zip_error_strerror(&error);
+    zip_error_fini(&error);
+    FailOpen(name, reason);
+  }
+  zip_error_fini(&error);
+  return ZipArchive(zip);
 }
 
 // Reads exactly `size` bytes of entry `index`. The buffer grows as bytes
@@ -80,8 +100,10 @@ std::vector<char> ReadEntry(zip_t* zip, zip_uint64_t index, uint64_t size,
   return data;
 }
 
+// Adds the attribute's size to `weight_bytes` (what the attributes before it
+// take) and checks the sum against the memory limit before reading anything.
 std::vector<char> LoadAttribute(zip_t* zip, const std::string& entry, const std::string& where,
-                                const Attribute& attr) {
+                                const Attribute& attr, uint64_t& weight_bytes) {
   const std::optional<uint64_t> count = internal::ElementCount(attr.shape);
   if (!count || attr.type == DataType::kNull) {
     throw ParseError(
@@ -90,6 +112,8 @@ std::vector<char> LoadAttribute(zip_t* zip, const std::string& entry, const std:
                     where, internal::ShapeText(attr.shape, attr.type)));
   }
   const uint64_t size = *count * DataTypeSize(attr.type);
+  weight_bytes += size;
+  CheckMemory(weight_bytes, fmt::format("{}: the weights up to this entry", where));
   zip_stat_t stat;
   zip_stat_init(&stat);
   if (zip_stat(zip, entry.c_str(), 0, &stat) != 0) {
@@ -102,26 +126,34 @@ std::vector<char> LoadAttribute(zip_t* zip, const std::string& entry, const std:
   return ReadEntry(zip, stat.index, size, where);
 }
 
-}  // namespace
-
-void LoadBin(Graph& graph, const std::string& bin_path) {
-  ZipArchive zip = OpenZip(bin_path);
-  // Read everything first and fill the graph last, so a failed load leaves
-  // the graph as it was.
+// Read everything first and fill the graph last, so a failed load leaves
+// the graph as it was.
+void ReadAttributes(Graph& graph, zip_t* zip, const std::string& bin_path) {
   std::vector<std::vector<char>> loaded;
+  uint64_t weight_bytes = 0;
   for (const Operator& op : graph.operators) {
     for (const auto& [key, attr] : op.attrs) {
       const std::string entry = op.name + "." + key;
       const std::string where =
           fmt::format("{}: entry '{}' (attribute @{} of operator '{}' on param line {})", bin_path,
                       entry, key, op.name, op.line);
-      loaded.push_back(LoadAttribute(zip.get(), entry, where, attr));
+      loaded.push_back(LoadAttribute(zip, entry, where, attr, weight_bytes));
     }
   }
   size_t next = 0;
   for (Operator& op : graph.operators) {
     for (auto& [key, attr] : op.attrs) attr.data = std::move(loaded[next++]);
   }
+}
+
+}  // namespace
+
+void LoadBin(Graph& graph, const std::string& bin_path) {
+  ReadAttributes(graph, OpenZip(bin_path).get(), bin_path);
+}
+
+void ParseBin(Graph& graph, std::string_view bytes, const std::string& name) {
+  ReadAttributes(graph, OpenZip(bytes, name).get(), name);
 }
 
 Graph Load(const std::string& param_path, const std::string& bin_path) {

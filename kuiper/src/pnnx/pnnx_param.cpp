@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <tuple>
 #include <unordered_map>
@@ -160,14 +161,15 @@ class ParamReader {
  public:
   explicit ParamReader(std::string path) : path_(std::move(path)) {}
 
-  Graph Read() {
-    std::ifstream in(path_, std::ios::binary);
-    if (!in) throw ParseError(fmt::format("{}: cannot open PNNX param file", path_));
-    std::string line;
+  Graph Read(std::string_view text) {
     int line_number = 0;
     int operator_count = 0;
     int operand_count = 0;
-    while (std::getline(in, line)) {
+    // Lines as std::getline splits them: a last line without '\n' still counts.
+    for (size_t start = 0; start < text.size();) {
+      const size_t end = std::min(text.find('\n', start), text.size());
+      const std::string_view line = text.substr(start, end - start);
+      start = end + 1;
       ++line_number;
       const std::vector<std::string_view> tokens = SplitWhitespace(line);
       if (line_number == 1) {
@@ -448,6 +450,15 @@ Parameter ParseParameter(std::string_view text) {
   return p;
 }
 
-Graph LoadParam(const std::string& param_path) { return ParamReader(param_path).Read(); }
+Graph ParseParam(std::string_view text, const std::string& name) {
+  return ParamReader(name).Read(text);
+}
+
+Graph LoadParam(const std::string& param_path) {
+  std::ifstream in(param_path, std::ios::binary);
+  if (!in) throw ParseError(fmt::format("{}: cannot open PNNX param file", param_path));
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return ParseParam(text, param_path);
+}
 
 }  // namespace kuiper::pnnx

@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <set>
 
 #include "kuiper/graph.hpp"
 #include "kuiper/layer.hpp"
+#include "kuiper/memory_limit.hpp"
 
 namespace kuiper {
 
@@ -193,18 +195,37 @@ void RuntimeGraph::Build(TopoAlgorithm algorithm) {
 }
 
 void RuntimeGraph::AllocateOutputs(uint32_t batch) {
-  allocated_batch_ = batch;
+  // First the memory check: the weights plus every operand of known shape at
+  // this batch (the inputs too, which the caller allocates), before any allocation.
+  uint64_t total = 0;
   for (const auto& op : operators_) {
-    if (!op->output_operand || IsInput(*op)) continue;
+    for (const auto& [key, attr] : op->attribute) total += attr.data.size();
+  }
+  std::vector<std::pair<RuntimeOperand*, std::vector<uint32_t>>> known;
+  for (const auto& op : operators_) {
+    if (!op->output_operand) continue;
     RuntimeOperand& operand = *op->output_operand;
-    operand.datas.assign(batch, nullptr);
     std::vector<uint32_t> shape;
     try {
       shape = BatchItemShape(operand.shapes);
     } catch (const ShapeError&) {
       continue;  // unknown shape: the layer allocates on its first run
     }
-    for (auto& slot : operand.datas) slot = TensorCreate(shape);
+    uint64_t bytes = SaturatingMultiply(batch, sizeof(float));
+    for (uint32_t dim : shape) bytes = SaturatingMultiply(bytes, dim);
+    total += std::min(bytes, std::numeric_limits<uint64_t>::max() - total);  // saturating
+    CheckMemory(total, fmt::format("{}: at batch {}, the weights and the operands up to operand "
+                                   "'{}' ({}), output of {},",
+                                   param_path_, batch, operand.name, fmt::join(operand.shapes, ","),
+                                   Describe(*op)));
+    if (!IsInput(*op)) known.emplace_back(&operand, std::move(shape));
+  }
+  allocated_batch_ = batch;
+  for (const auto& op : operators_) {
+    if (op->output_operand && !IsInput(*op)) op->output_operand->datas.assign(batch, nullptr);
+  }
+  for (auto& [operand, shape] : known) {
+    for (auto& slot : operand->datas) slot = TensorCreate(shape);
   }
 }
 

@@ -1,0 +1,28 @@
+// What every fuzz target shares: the libFuzzer entry point's signature, and the
+// rule that kuiper::Error is the right answer to bad input. Any other
+// exception (std::out_of_range, std::bad_alloc, ...) escapes, so libFuzzer and
+// the replay driver report it like a crash.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "kuiper/error.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+
+namespace kuiper::fuzz {
+
+// Runs `read` on the input as text (the readers take bytes as a string_view).
+template <typename Read>
+int ReadOrReject(const uint8_t* data, size_t size, Read read) {
+  try {
+    read(std::string_view(reinterpret_cast<const char*>(data), size));
+  } catch (const kuiper::Error&) {
+    // rejected with a message: what bad input should get
+  }
+  return 0;
+}
+
+}  // namespace kuiper::fuzz

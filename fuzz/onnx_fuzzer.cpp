@@ -1,0 +1,13 @@
+// Fuzz target: the ONNX importer, from a model's bytes to the engine's graph
+// (protobuf parse, shape inference, conversion, RuntimeGraph::Init).
+#include "fuzz_target.hpp"
+#include "kuiper/graph.hpp"
+#include "kuiper/onnx_import.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  return kuiper::fuzz::ReadOrReject(data, size, [](std::string_view bytes) {
+    kuiper::RuntimeGraph graph(kuiper::ConvertOnnx(kuiper::ParseOnnxModel(bytes, "fuzz.onnx")),
+                               "fuzz.onnx");
+    graph.Init();
+  });
+}
