@@ -795,7 +795,8 @@ void Converter::ConvertGlobalAveragePool(const onnx::NodeProto& node) {
 // batch mode, where every value starts with the batch, each item reshapes alone.
 void Converter::ConvertReshape(const onnx::NodeProto& node) {
   std::vector<int> shape = EngineShape(ShapeOf(node, node.output(0)));
-  // A scalar output in batch mode has no batch dimension (found by fuzz/onnx_fuzzer.cpp).
+  // A scalar output in batch mode has no batch dimension (found by fuzz/onnx_fuzzer.cpp,
+  // OnnxMalformedNode.FlattenDeclaredToGiveAScalarStopsTheConversion).
   if (shape.empty()) Fail(node, "the output is a scalar, without the batch dimension");
   if (shape.size() > 4)
     Fail(node, fmt::format("output shape {} has more than 3 item dimensions",

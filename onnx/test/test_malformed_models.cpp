@@ -94,6 +94,22 @@ TEST(OnnxMalformedNode, MaxPoolStrideOfZeroStopsTheConversion) {
   ExpectErrorNamingNode(m.model, "strides holds 0, expected at least 1");
 }
 
+// Found by fuzz/onnx_fuzzer.cpp: a Flatten whose output the model declares a
+// scalar of an unknown element type (69); the converter took shape[0] of the
+// empty shape. Read from the regression file itself: built by hand, the same
+// model is stopped earlier by shape inference.
+TEST(OnnxMalformedNode, FlattenDeclaredToGiveAScalarStopsTheConversion) {
+  const std::string path = std::string(KUIPER_SOURCE_DIR) +
+                           "/fuzz/regressions/onnx/flatten_declared_scalar_output.onnx";
+  try {
+    ConvertOnnx(ReadOnnxModel(path));
+    FAIL() << "no error";
+  } catch (const ConversionError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "node 'Flatten_0' (Flatten): the output is a scalar, without the batch dimension");
+  }
+}
+
 TEST(OnnxModelBytes, JunkIsAParseErrorNamingTheGivenName) {
   try {
     ParseOnnxModel("\xff\xff not protobuf", "upload.onnx");
