@@ -19,7 +19,7 @@ onnx::TensorProto RawFloatTensor(const std::vector<int64_t>& dims, const std::ve
   t.set_data_type(onnx::TensorProto::FLOAT);
   for (int64_t d : dims) t.add_dims(d);
   std::string raw(v.size() * sizeof(float), '\0');
-  std::memcpy(raw.data(), v.data(), raw.size());
+  if (!v.empty()) std::memcpy(raw.data(), v.data(), raw.size());  // data() may be null
   t.set_raw_data(raw);
   return t;
 }
