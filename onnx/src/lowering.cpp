@@ -61,6 +61,9 @@ void Converter::ConvertMatMul(const onnx::NodeProto& node) {
   const onnx::TensorProto* b_constant = Constant(node.input(1));
   const int nb = static_cast<int>(batch_);  // engine batch: N in batch mode, else 1
   std::vector<int> final_engine = EngineShape(y);
+  // A vector times a vector is a scalar: in batch mode it has no batch dimension
+  // (found by fuzz/onnx_fuzzer.cpp).
+  if (final_engine.empty()) Fail(node, "the output is a scalar, without the batch dimension");
   final_engine[0] = -1;
 
   // dense(x, B^T) into `output`: nn.Linear with the weight B^T when B is a

@@ -110,6 +110,21 @@ TEST(OnnxMalformedNode, FlattenDeclaredToGiveAScalarStopsTheConversion) {
   }
 }
 
+// Found by fuzz/onnx_fuzzer.cpp: MatMul of two constant vectors (a scalar) in a
+// graph whose input puts the converter in batch mode; the lowering indexed the
+// empty engine shape.
+TEST(OnnxMalformedNode, MatMulOfTwoVectorsInBatchModeStopsTheConversion) {
+  const std::string path = std::string(KUIPER_SOURCE_DIR) +
+                           "/fuzz/regressions/onnx/matmul_of_two_vectors_in_batch_mode.onnx";
+  try {
+    ConvertOnnx(ReadOnnxModel(path));
+    FAIL() << "no error";
+  } catch (const ConversionError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "node 'MatMul_1' (MatMul): the output is a scalar, without the batch dimension");
+  }
+}
+
 TEST(OnnxModelBytes, JunkIsAParseErrorNamingTheGivenName) {
   try {
     ParseOnnxModel("\xff\xff not protobuf", "upload.onnx");
