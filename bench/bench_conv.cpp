@@ -58,12 +58,29 @@ BENCHMARK_CAPTURE(Convolution, resnet_128to128_3x3_28, 128, 128, 3, 1, 28)
     ->Arg(4)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+BENCHMARK_CAPTURE(Convolution, resnet_256to256_3x3_14, 256, 256, 3, 1, 14)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(Convolution, resnet_512to512_3x3_7, 512, 512, 3, 1, 7)
+    ->Arg(1)
+    ->Arg(4)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 // YOLOv5s at 640x640
 BENCHMARK_CAPTURE(Convolution, yolo_stem_3to32_6x6s2_640, 3, 32, 6, 2, 640)
     ->Arg(1)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK_CAPTURE(Convolution, yolo_32to64_3x3s2_320, 32, 64, 3, 2, 320)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(Convolution, yolo_32to32_3x3_160, 32, 32, 3, 1, 160)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(Convolution, yolo_128to128_3x3_40, 128, 128, 3, 1, 40)
     ->Arg(1)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();

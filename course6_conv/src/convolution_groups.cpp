@@ -11,8 +11,8 @@ void ConvolutionLayer::ComputeGroups(const ftensor& input, ftensor& output) cons
   // [g * in_channels / G, (g + 1) * in_channels / G) and output channels
   // [g * out_channels / G, (g + 1) * out_channels / G). For each group:
   // 1. columns = Im2Col(input, first input channel of g, in_channels / G,
-  //    params_, out_h, out_w): a (out_h * out_w) x (in_channels / G * kh * kw)
-  //    matrix, one row per output position.
+  //    params_, out_h, out_w): the (out_h * out_w) x (in_channels / G * kh * kw)
+  //    im2col matrix (an Im2ColMatrix), one row per output position.
   // 2. columns * kernels_[g] is (out_h * out_w) x (out_channels / G): column o
   //    is output channel g * out_channels / G + o, its positions in the
   //    column-major order of an output slice. The group's output channels are

@@ -41,7 +41,7 @@ TEST(Im2Col, HandCheckedTwoByTwoKernel) {
   input.Fill({1, 2, 3, 4, 5, 6, 7, 8, 9});
   ConvParams p;
   p.kernel_h = p.kernel_w = 2;
-  const arma::fmat columns = Im2Col(input, 0, 1, p, 2, 2);
+  const arma::fmat columns = Im2Col(input, 0, 1, p, 2, 2).ToMatrix();
   // Rows are positions (0,0), (1,0), (0,1), (1,1); columns are taps (0,0), (0,1), (1,0), (1,1).
   const arma::fmat expected = {{1, 2, 4, 5}, {4, 5, 7, 8}, {2, 3, 5, 6}, {5, 6, 8, 9}};
   EXPECT_TRUE(arma::approx_equal(columns, expected, "absdiff", 0.f));
@@ -53,7 +53,7 @@ TEST(Im2Col, PaddingReadsAsZeros) {
   ConvParams p;
   p.kernel_h = p.kernel_w = 3;
   p.padding_h = p.padding_w = 1;
-  const arma::fmat columns = Im2Col(input, 0, 1, p, 1, 1);
+  const arma::fmat columns = Im2Col(input, 0, 1, p, 1, 1).ToMatrix();
   ASSERT_EQ(columns.n_rows, 1u);
   ASSERT_EQ(columns.n_cols, 9u);
   EXPECT_EQ(arma::accu(columns), 5.f);
@@ -77,7 +77,7 @@ TEST(Im2Col, RandomGeometriesMatchDefinition) {
         ConvOutputSize(input.cols(), p.kernel_w, p.stride_w, p.padding_w, p.dilation_w);
     if (out_h == 0 || out_w == 0) continue;
     const uint32_t first = trial % 3, channels = 1 + trial % 2;
-    const arma::fmat columns = Im2Col(input, first, channels, p, out_h, out_w);
+    const arma::fmat columns = Im2Col(input, first, channels, p, out_h, out_w).ToMatrix();
     ASSERT_EQ(columns.n_rows, out_h * out_w) << "trial " << trial;
     ASSERT_EQ(columns.n_cols, channels * p.kernel_h * p.kernel_w) << "trial " << trial;
     for (uint32_t r = 0; r < columns.n_rows; ++r) {
@@ -96,7 +96,7 @@ TEST(Im2Col, StridedRowsSkipPaddingAtBothEnds) {
   input.Fill({1, 2, 3, 4, 5});
   ConvParams p;
   p.kernel_h = 3, p.stride_h = 2, p.padding_h = 2;
-  const arma::fmat columns = Im2Col(input, 0, 1, p, 4, 1);
+  const arma::fmat columns = Im2Col(input, 0, 1, p, 4, 1).ToMatrix();
   const arma::fmat expected = {{0, 0, 1}, {1, 2, 3}, {3, 4, 5}, {5, 0, 0}};
   EXPECT_TRUE(arma::approx_equal(columns, expected, "absdiff", 0.f)) << columns;
 }
@@ -105,11 +105,83 @@ TEST(Im2Col, OneByOneKernelReadsTheInputInPlace) {
   ftensor input(3, 2, 2);
   input.Fill({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
   ConvParams p;
-  const arma::fmat columns = Im2Col(input, 1, 2, p, 2, 2);
-  EXPECT_EQ(columns.memptr(), input.slice(1).memptr());  // no copy
+  const Im2ColMatrix columns = Im2Col(input, 1, 2, p, 2, 2);
+  EXPECT_EQ(columns.InPlace(), input.slice(1).memptr());  // no copy
   // Channel 1 is rows (5 6) (7 8): positions (0,0), (1,0), (0,1), (1,1) read 5, 7, 6, 8.
   const arma::fmat expected = {{5, 9}, {7, 11}, {6, 10}, {8, 12}};
-  EXPECT_TRUE(arma::approx_equal(columns, expected, "absdiff", 0.f)) << columns;
+  EXPECT_TRUE(arma::approx_equal(columns.ToMatrix(), expected, "absdiff", 0.f));
+}
+
+TEST(Im2Col, OnlyAnUnpaddedUnitStrideOneByOneKernelIsInPlace) {
+  ftensor input(2, 4, 4);
+  ConvParams p;
+  p.stride_h = 2;
+  EXPECT_EQ(Im2Col(input, 0, 2, p, 2, 4).InPlace(), nullptr);
+  p.stride_h = 1, p.padding_w = 1;
+  EXPECT_EQ(Im2Col(input, 0, 2, p, 4, 6).InPlace(), nullptr);
+}
+
+TEST(Im2Col, FillBlockWritesRowsThatSpanSeveralOutputColumns) {
+  // 7 x 5 output positions; rows 3..20 start inside output column 0 and end inside column 4.
+  ftensor input(2, 9, 7);
+  input.Rand();
+  ConvParams p;
+  p.kernel_h = p.kernel_w = 3;
+  p.padding_h = 1, p.stride_w = 2, p.dilation_h = 2;
+  const uint32_t out_h = ConvOutputSize(9, 3, 1, 1, 2), out_w = ConvOutputSize(7, 3, 2, 0, 1);
+  ASSERT_EQ(out_h, 7u);
+  ASSERT_EQ(out_w, 3u);
+  const Im2ColMatrix columns = Im2Col(input, 0, 2, p, out_h, out_w);
+  const uint64_t first_row = 3, rows = 16, first_col = 4, last_col = 13;
+  std::vector<float> block(rows * (last_col - first_col), -1.f);
+  columns.FillBlock(first_row, rows, first_col, last_col, block.data());
+  for (uint64_t col = first_col; col < last_col; ++col) {
+    for (uint64_t r = 0; r < rows; ++r) {
+      ASSERT_EQ(block[(col - first_col) * rows + r], Expected(input, 0, p, out_h, first_row + r, col))
+          << "row " << first_row + r << " column " << col;
+    }
+  }
+}
+
+// columns * kernels by the definition, in double.
+std::vector<double> NaiveProduct(const arma::fmat& columns, const arma::fmat& kernels) {
+  std::vector<double> product(columns.n_rows * kernels.n_cols, 0.0);
+  for (uint32_t c = 0; c < kernels.n_cols; ++c) {
+    for (uint32_t r = 0; r < columns.n_rows; ++r) {
+      for (uint32_t k = 0; k < columns.n_cols; ++k) {
+        product[r + c * columns.n_rows] += double(columns(r, k)) * kernels(k, c);
+      }
+    }
+  }
+  return product;
+}
+
+TEST(MultiplyInto, LargeImageIsUnfoldedBlockByBlock) {
+  // 3x3 kernel over 4 channels of 80x80: 6400 positions of 36 taps, many blocks.
+  ftensor input(4, 80, 80);
+  input.Rand();
+  ConvParams p;
+  p.kernel_h = p.kernel_w = 3;
+  p.padding_h = p.padding_w = 1;
+  const Im2ColMatrix columns = Im2Col(input, 0, 4, p, 80, 80);
+  const arma::fmat kernels(36, 5, arma::fill::randu);
+  std::vector<float> product(6400 * 5, -1.f);
+  MultiplyInto(columns, kernels, product.data());
+  const std::vector<double> expected = NaiveProduct(columns.ToMatrix(), kernels);
+  for (size_t i = 0; i < product.size(); ++i) {
+    ASSERT_NEAR(product[i], expected[i], 1e-4) << "element " << i;
+  }
+}
+
+TEST(MultiplyInto, FewRowsAreSplitByColumns) {
+  // 7x7 positions and 300 output channels, as in ResNet18's last stage.
+  arma::fmat a(49, 20, arma::fill::randu), b(20, 300, arma::fill::randu);
+  std::vector<float> product(49 * 300, -1.f);
+  MultiplyInto(a, b, product.data());
+  const std::vector<double> expected = NaiveProduct(a, b);
+  for (size_t i = 0; i < product.size(); ++i) {
+    ASSERT_NEAR(product[i], expected[i], 1e-4) << "element " << i;
+  }
 }
 
 TEST(MultiplyInto, WritesTheProductColumnMajor) {

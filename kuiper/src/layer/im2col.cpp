@@ -5,6 +5,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <memory>
 
 #include "kuiper/blas_threads.hpp"
 #include "kuiper/error.hpp"
@@ -23,87 +24,155 @@ uint32_t ConvOutputSize(uint32_t in, uint32_t kernel, uint32_t stride, uint32_t 
 
 namespace {
 
-// Column `tap` of the im2col matrix: tap (c, i, j) at every output position.
-void FillTapColumn(const arma::fmat& channel, const ConvParams& p, uint32_t i, uint32_t j,
-                   uint32_t out_h, uint32_t out_w, float* column) {
+// Tap (i, j) of `channel` at output positions (oy, ox), oy in [oy_first, oy_last):
+// one run of an im2col column, written to `run`.
+void FillTapRun(const arma::fmat& channel, const ConvParams& p, uint32_t i, uint32_t j,
+                uint32_t ox, int64_t oy_first, int64_t oy_last, float* run) {
   const int64_t in_h = channel.n_rows, in_w = channel.n_cols;
+  const int64_t x = int64_t{ox} * p.stride_w + int64_t{j} * p.dilation_w - p.padding_w;
+  if (x < 0 || x >= in_w) {
+    std::fill(run, run + (oy_last - oy_first), 0.f);
+    return;
+  }
+  // Output row oy reads input row y0 + oy * stride_h; it lies inside the image
+  // for oy in [begin, end). Outside them the tap reads padding (zero).
   const int64_t y0 = int64_t{i} * p.dilation_h - p.padding_h;
-  // The output rows whose input row y0 + oy * stride_h lies inside the image:
-  // oy in [oy_begin, oy_end). Outside them the tap reads padding (zero).
   const int64_t stride_h = p.stride_h;
-  const int64_t oy_begin = std::clamp<int64_t>((-y0 + stride_h - 1) / stride_h, 0, out_h);
-  const int64_t oy_end = std::clamp<int64_t>((in_h - y0 + stride_h - 1) / stride_h, oy_begin, out_h);
-  for (uint32_t ox = 0; ox < out_w; ++ox, column += out_h) {
-    const int64_t x = int64_t{ox} * p.stride_w + int64_t{j} * p.dilation_w - p.padding_w;
-    if (x < 0 || x >= in_w) {
-      std::fill(column, column + out_h, 0.f);
-      continue;
-    }
-    const float* source = channel.colptr(x);
-    std::fill(column, column + oy_begin, 0.f);
-    if (stride_h == 1) {
-      std::copy(source + y0 + oy_begin, source + y0 + oy_end, column + oy_begin);
+  const int64_t begin = std::clamp<int64_t>((-y0 + stride_h - 1) / stride_h, oy_first, oy_last);
+  const int64_t end = std::clamp<int64_t>((in_h - y0 + stride_h - 1) / stride_h, begin, oy_last);
+  const float* source = channel.colptr(x);
+  std::fill(run, run + (begin - oy_first), 0.f);
+  float* out = run - oy_first;  // out[oy] is output row oy
+  if (stride_h == 1) {
+    std::copy(source + y0 + begin, source + y0 + end, out + begin);
+  } else {
+    for (int64_t oy = begin; oy < end; ++oy) out[oy] = source[y0 + oy * stride_h];
+  }
+  std::fill(out + end, out + oy_last, 0.f);
+}
+
+// C (column-major, leading dimension ldc) = A (m x k, leading dimension lda) * b,
+// one single-threaded GEMM.
+void Gemm(const float* a, int64_t m, int64_t lda, const arma::fmat& b, uint64_t first_col,
+          uint64_t cols, float* c, int64_t ldc) {
+  const int64_t k = b.n_rows;
+  cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m),
+              static_cast<int>(cols), static_cast<int>(k), 1.f, a, static_cast<int>(lda),
+              b.colptr(first_col), static_cast<int>(std::max<int64_t>(k, 1)), 0.f, c,
+              static_cast<int>(ldc));
+}
+
+// a (m x b.n_rows at `a`, column-major) * b into `product`, split among the threads.
+void SplitGemm(const float* a, int64_t m, const arma::fmat& b, float* product) {
+  const BlasThreadScope single_threaded_blas(1);
+  const int64_t n = b.n_cols;
+  const int threads = omp_get_max_threads();
+  // Fewer rows than this per thread and OpenBLAS's row blocking runs short.
+  constexpr int64_t kMinRowsPerPart = 128;
+  const bool by_rows = m >= kMinRowsPerPart * threads || n < threads;
+  const int parts = static_cast<int>(std::min<int64_t>(threads, by_rows ? m : n));
+#pragma omp parallel for schedule(static) num_threads(parts)
+  for (int t = 0; t < parts; ++t) {
+    if (by_rows) {
+      const int64_t first = m * t / parts, last = m * (t + 1) / parts;
+      Gemm(a + first, last - first, m, b, 0, n, product + first, m);
     } else {
-      for (int64_t oy = oy_begin; oy < oy_end; ++oy) column[oy] = source[y0 + oy * stride_h];
+      const int64_t first = n * t / parts, last = n * (t + 1) / parts;
+      Gemm(a, m, m, b, first, last - first, product + first * m, m);
     }
-    std::fill(column + oy_end, column + out_h, 0.f);
+  }
+}
+
+void CheckInnerSizes(uint64_t a_rows, uint64_t a_cols, const arma::fmat& b) {
+  if (a_cols != b.n_rows) {
+    throw ShapeError(fmt::format("MultiplyInto: ({}x{}) * ({}x{}) do not fit", a_rows, a_cols,
+                                 b.n_rows, b.n_cols));
   }
 }
 
 }  // namespace
 
-arma::fmat Im2Col(const ftensor& input, uint32_t first_channel, uint32_t channels,
-                  const ConvParams& p, uint32_t out_h, uint32_t out_w) {
+Im2ColMatrix::Im2ColMatrix(const ftensor& input, uint32_t first_channel, uint32_t channels,
+                           const ConvParams& params, uint32_t out_h, uint32_t out_w)
+    : input_(input),
+      first_channel_(first_channel),
+      channels_(channels),
+      params_(params),
+      out_h_(out_h),
+      out_w_(out_w) {
   if (uint64_t{first_channel} + channels > input.channels()) {
     throw ShapeError(fmt::format("Im2Col: channels {}..{} asked of a tensor with {} channels",
                                  first_channel, uint64_t{first_channel} + channels,
                                  input.channels()));
   }
-  const uint32_t kh = p.kernel_h, kw = p.kernel_w;
-  const bool identity = kh == 1 && kw == 1 && p.stride_h == 1 && p.stride_w == 1 &&
-                        p.padding_h == 0 && p.padding_w == 0 && out_h == input.rows() &&
-                        out_w == input.cols();
-  if (identity) {
-    // Channel slices are contiguous in the cube: (H*W) x channels column-major
-    // is exactly their memory. Armadillo only reads through this alias.
-    float* first = const_cast<float*>(input.slice(first_channel).memptr());
-    return arma::fmat(first, uint64_t{out_h} * out_w, channels, /*copy_aux_mem=*/false,
-                      /*strict=*/true);
+}
+
+const float* Im2ColMatrix::InPlace() const {
+  const ConvParams& p = params_;
+  const bool identity = p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 &&
+                        p.stride_w == 1 && p.padding_h == 0 && p.padding_w == 0 &&
+                        out_h_ == input_.rows() && out_w_ == input_.cols();
+  // Channel slices are contiguous in the cube: (H*W) x channels column-major.
+  return identity && channels_ > 0 ? input_.slice(first_channel_).memptr() : nullptr;
+}
+
+void Im2ColMatrix::FillBlock(uint64_t first_row, uint64_t rows, uint64_t first_col,
+                             uint64_t last_col, float* block) const {
+  const uint32_t kh = params_.kernel_h, kw = params_.kernel_w;
+  const uint64_t end_row = first_row + rows;
+  for (uint64_t col = first_col; col < last_col; ++col, block += rows) {
+    const uint32_t c = col / (kh * kw), i = col / kw % kh, j = col % kw;
+    const arma::fmat& channel = input_.slice(first_channel_ + c);
+    // The block's rows run down output column ox = row / out_h, then the next.
+    float* run = block;
+    for (uint64_t row = first_row; row < end_row;) {
+      const uint32_t ox = row / out_h_, oy = row % out_h_;
+      const uint64_t length = std::min<uint64_t>(out_h_ - oy, end_row - row);
+      FillTapRun(channel, params_, i, j, ox, oy, oy + length, run);
+      run += length;
+      row += length;
+    }
   }
-  const uint64_t positions = uint64_t{out_h} * out_w;
-  const int taps = static_cast<int>(channels * kh * kw);
-  arma::fmat columns(positions, taps, arma::fill::none);  // every element is written below
+}
+
+arma::fmat Im2ColMatrix::ToMatrix() const {
+  const int64_t rows = n_rows(), cols = n_cols();
+  arma::fmat matrix(rows, cols, arma::fill::none);  // every element is written below
   // Every column is independent: share them out among the threads.
-#pragma omp parallel for schedule(static) if (positions * taps >= (1u << 15))
-  for (int tap = 0; tap < taps; ++tap) {
-    const uint32_t c = tap / (kh * kw), i = tap / kw % kh, j = tap % kw;
-    FillTapColumn(input.slice(first_channel + c), p, i, j, out_h, out_w, columns.colptr(tap));
-  }
-  return columns;
+#pragma omp parallel for schedule(static) if (rows * cols >= (1 << 15) && !omp_in_parallel())
+  for (int64_t col = 0; col < cols; ++col) FillBlock(0, rows, col, col + 1, matrix.colptr(col));
+  return matrix;
 }
 
 void MultiplyInto(const arma::fmat& a, const arma::fmat& b, float* product) {
-  if (a.n_cols != b.n_rows) {
-    throw ShapeError(fmt::format("MultiplyInto: ({}x{}) * ({}x{}) do not fit", a.n_rows,
-                                 a.n_cols, b.n_rows, b.n_cols));
-  }
+  CheckInnerSizes(a.n_rows, a.n_cols, b);
   if (a.n_rows == 0 || b.n_cols == 0) return;  // an empty product: nothing to write
+  SplitGemm(a.memptr(), a.n_rows, b, product);
+}
+
+void MultiplyInto(const Im2ColMatrix& a, const arma::fmat& b, float* product) {
+  CheckInnerSizes(a.n_rows(), a.n_cols(), b);
+  const int64_t m = a.n_rows(), k = a.n_cols();
+  if (m == 0 || b.n_cols == 0) return;
+  if (const float* in_place = a.InPlace()) return SplitGemm(in_place, m, b, product);
+  // About 512 KB of rows per block (a block and the packed kernels stay in
+  // L2), but at least 256 rows for the GEMM to run at speed. The block count is
+  // a multiple of the thread count so every thread gets the same share.
+  const int threads = omp_get_max_threads();
+  const int64_t target_rows = std::max<int64_t>(256, (int64_t{1} << 17) / std::max<int64_t>(k, 1));
+  int64_t blocks = (m + target_rows - 1) / target_rows;
+  if (blocks < 2 * threads) return SplitGemm(a.ToMatrix().memptr(), m, b, product);
+  blocks = (blocks + threads - 1) / threads * threads;
+  const int64_t max_rows = (m + blocks - 1) / blocks;
   const BlasThreadScope single_threaded_blas(1);
-  // Part t is rows [first, last) of the product: a's rows times all of b, one
-  // single-threaded sgemm on a's memory in place (leading dimension a.n_rows),
-  // so each thread packs only its own share of the big operand. The split
-  // depends only on the thread count, not on whether this call runs inside a
-  // parallel region (where the parts run one after the other): an image gives
-  // bit-identical results alone and inside a batch.
-  const int m = static_cast<int>(a.n_rows), n = static_cast<int>(b.n_cols);
-  const int k = static_cast<int>(a.n_cols);
-  const int parts = std::min(omp_get_max_threads(), m);
-#pragma omp parallel for schedule(static) num_threads(parts)
-  for (int t = 0; t < parts; ++t) {
-    const int first = static_cast<int64_t>(m) * t / parts;
-    const int last = static_cast<int64_t>(m) * (t + 1) / parts;
-    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, last - first, n, k, 1.f,
-                a.memptr() + first, m, b.memptr(), std::max(k, 1), 0.f, product + first, m);
+  // One buffer per thread, allocated here: nothing may throw inside the region.
+  const auto buffers = std::make_unique_for_overwrite<float[]>(threads * max_rows * k);
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int64_t t = 0; t < blocks; ++t) {
+    const int64_t first = m * t / blocks, rows = m * (t + 1) / blocks - first;
+    float* buffer = buffers.get() + omp_get_thread_num() * max_rows * k;
+    a.FillBlock(first, rows, 0, k, buffer);
+    Gemm(buffer, rows, rows, b, 0, b.n_cols, product + first, m);
   }
 }
 

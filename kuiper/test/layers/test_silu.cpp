@@ -1,7 +1,10 @@
-// nn.SiLU: x * sigmoid(x), through the sigmoid of lab course5_layers.
+// nn.SiLU: x * sigmoid(x) = x / (1 + e^-x), with its own vectorized e^-x.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 
 #include "kuiper/layer.hpp"
 
@@ -26,6 +29,56 @@ TEST(Silu, MatchesXTimesSigmoid) {
       EXPECT_NEAR(outputs[0]->index(i), v / (1.f + std::exp(-v)), 1e-6f) << type << " " << v;
     }
   }
+}
+
+// How many floats lie between a and b (same sign or zero; 0 when equal).
+int64_t UlpDistance(float a, float b) {
+  const auto key = [](float v) {
+    const int32_t bits = std::bit_cast<int32_t>(v);
+    return bits < 0 ? -int64_t{bits & 0x7fffffff} : int64_t{bits};
+  };
+  return std::abs(key(a) - key(b));
+}
+
+// SiLU of every x in `values`, through the layer (one item, big enough to be shared among threads).
+std::vector<float> SiluOf(const std::vector<float>& values) {
+  sftensor x = TensorCreate({static_cast<uint32_t>(values.size())});
+  x->Fill(values);
+  std::vector<sftensor> outputs(1);
+  EXPECT_EQ(CreateSilu()->Forward({x}, outputs), InferStatus::kInferSuccess);
+  return outputs[0]->values();
+}
+
+std::vector<float> Sweep(float from, float to, float step) {
+  std::vector<float> values;
+  for (float v = from; v <= to; v += step) values.push_back(v);
+  return values;
+}
+
+TEST(Silu, IsWithinOneUlpOfTheExactValue) {
+  // e^-x and the division are in double, rounded to float once: the nearest
+  // float, or its neighbour in a near-tie. -110..110 covers e^-x from 0 to
+  // beyond float's range, and results down to subnormal floats.
+  const std::vector<float> values = Sweep(-110.f, 110.f, 1e-4f);
+  const std::vector<float> y = SiluOf(values);
+  for (size_t i = 0; i < values.size(); ++i) {
+    const double x = values[i];
+    const float exact = static_cast<float>(x / (1.0 + std::exp(-x)));  // in double, then rounded
+    ASSERT_LE(UlpDistance(y[i], exact), 1) << "x = " << values[i] << ": " << y[i] << " vs " << exact;
+  }
+}
+
+TEST(Silu, SpecialValuesFollowTheFormula) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const std::vector<float> y =
+      SiluOf({0.f, kInf, 1e30f, -1e30f, -kInf, std::numeric_limits<float>::quiet_NaN()});
+  EXPECT_EQ(y[0], 0.f);
+  EXPECT_EQ(y[1], kInf);
+  EXPECT_EQ(y[2], 1e30f);                      // e^-x = 0
+  EXPECT_EQ(y[3], 0.f);                        // -1e30 / (1 + e^1e30) = -0
+  EXPECT_TRUE(std::signbit(y[3]));
+  EXPECT_TRUE(std::isnan(y[4]));  // -inf / inf, as in PyTorch
+  EXPECT_TRUE(std::isnan(y[5]));
 }
 
 TEST(Silu, LeavesInputUnchanged) {

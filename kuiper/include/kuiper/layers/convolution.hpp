@@ -34,31 +34,73 @@ struct ConvParams {
 uint32_t ConvOutputSize(uint32_t in, uint32_t kernel, uint32_t stride, uint32_t padding,
                         uint32_t dilation);
 
-// Unfolds `channels` channels of `input`, starting at `first_channel`, into the
-// (out_h * out_w) x (channels * kernel_h * kernel_w) matrix whose
+// The im2col matrix of `channels` channels of `input`, starting at
+// `first_channel`: (out_h * out_w) x (channels * kernel_h * kernel_w), whose
 //   row    oy + ox * out_h                     is output position (oy, ox),
 //          column-major like an Armadillo slice of the output;
 //   column (c * kernel_h + i) * kernel_w + j   is kernel tap (c, i, j), the
 //          order of one row-major PyTorch kernel (in/groups, kh, kw) flattened;
 // holding input(first_channel + c, oy * stride_h + i * dilation_h - padding_h,
 // ox * stride_w + j * dilation_w - padding_w), or 0 where that falls into the
-// padding. No padded copy of the input is made. Column-major, each column (one
-// tap over all positions) is a contiguous strided read of the input, and a
-// product with the kernels lands directly in the output's memory.
-// A 1x1 kernel with stride 1 and no padding needs no unfolding: the matrix is
-// the input's channels themselves, and the result then reads `input`'s memory
-// in place (no copy), so `input` must outlive it unchanged.
-// Throws ShapeError when the channel range is outside the input.
-arma::fmat Im2Col(const ftensor& input, uint32_t first_channel, uint32_t channels,
-                  const ConvParams& params, uint32_t out_h, uint32_t out_w);
+// padding (no padded copy of the input is made). Times the kernels, it gives
+// the output channels column by column, in the output's own memory layout.
+//
+// The matrix is described here, not stored: for a 640x640 YOLOv5 image it would
+// be 44 MB, written once and read once from main memory. MultiplyInto unfolds
+// it a block of rows at a time into a buffer that stays in the cache while the
+// GEMM reads it; ToMatrix() unfolds all of it (tests, small inputs).
+// `input` must outlive the matrix, unchanged.
+class Im2ColMatrix {
+ public:
+  // Throws ShapeError when the channel range is outside the input.
+  Im2ColMatrix(const ftensor& input, uint32_t first_channel, uint32_t channels,
+               const ConvParams& params, uint32_t out_h, uint32_t out_w);
+
+  uint64_t n_rows() const { return uint64_t{out_h_} * out_w_; }
+  uint64_t n_cols() const { return uint64_t{channels_} * params_.kernel_h * params_.kernel_w; }
+
+  // A 1x1 kernel with stride 1 and no padding needs no unfolding: the matrix
+  // is the input's channels themselves, column-major with columns n_rows()
+  // apart. Their address then, else nullptr.
+  const float* InPlace() const;
+
+  // Rows [first_row, first_row + rows) of columns [first_col, last_col),
+  // written column-major into `block`, its columns `rows` floats apart.
+  void FillBlock(uint64_t first_row, uint64_t rows, uint64_t first_col, uint64_t last_col,
+                 float* block) const;
+
+  // The whole matrix; its columns are shared out among the OpenMP threads.
+  arma::fmat ToMatrix() const;
+
+ private:
+  const ftensor& input_;
+  uint32_t first_channel_, channels_;
+  ConvParams params_;
+  uint32_t out_h_, out_w_;
+};
+
+// The im2col matrix of a group, as lab course6 calls it.
+inline Im2ColMatrix Im2Col(const ftensor& input, uint32_t first_channel, uint32_t channels,
+                           const ConvParams& params, uint32_t out_h, uint32_t out_w) {
+  return Im2ColMatrix(input, first_channel, channels, params, out_h, out_w);
+}
 
 // Writes a * b into the column-major a.n_rows x b.n_cols matrix at `product`
-// (for a convolution: into the output channels' own memory). The rows of a
-// are split into one part per OpenMP thread, each a single-threaded BLAS GEMM,
-// so that OpenMP is the engine's only thread pool. Inside a parallel region
-// (batch items already run in parallel) the parts run on the calling thread,
-// with the same split: the result never depends on the batch.
+// (for a convolution: into the output channels' own memory), throwing
+// ShapeError when the inner sizes differ. The work is shared among the OpenMP
+// threads, each running a single-threaded BLAS GEMM on its part, so that
+// OpenMP is the engine's only thread pool: a's rows are split, or b's columns
+// when a has too few rows for every thread (ResNet18's last convolutions: 49
+// positions, 512 output channels). The split depends only on the shapes and
+// the thread count, never on whether the call runs inside a parallel region
+// (batch items already in parallel run their parts one after the other): an
+// image gives bit-identical results alone and inside a batch.
 void MultiplyInto(const arma::fmat& a, const arma::fmat& b, float* product);
+
+// The same for an im2col matrix: blocks of a's rows are unfolded and multiplied
+// by b one at a time, the blocks shared among the threads; a small image (too
+// few blocks for every thread to get two) is unfolded whole and multiplied as above.
+void MultiplyInto(const Im2ColMatrix& a, const arma::fmat& b, float* product);
 
 class ConvolutionLayer : public Layer {
  public:
