@@ -102,6 +102,17 @@ TEST(MatmulLowering, BroadcastsAHigherRankB) {
   CheckMatmul({{3, 4}, {2, 4, 5}, {2, 3, 5}}, false);
 }
 
+TEST(MatmulLowering, ABroadcastAFlattenedBatchCannotExpressStopsTheConversion) {
+  // NumPy pairs B's 3 matrices with A's last batch dim, repeated over the 2
+  // before it; flattened, A's 6 matrices cannot pair with B's 3.
+  OneNodeModel m("MatMul", 13);
+  m.Input("A", {1, 2, 3, 4, 5}).Constant(FloatTensor("B", {3, 5, 6}, Iota(90)));
+  m.Output("Y", {1, 2, 3, 4, 6});
+  ExpectErrorNamingNode(m.model,
+                        "batch dimensions (1,2,3) and (3) broadcast in a way a flattened batch "
+                        "matmul cannot express");
+}
+
 TEST(MatmulLowering, VectorTimesMatrixByHand) {
   // (1,2,3) x ((1,2),(3,4),(5,6)) = (1+6+15, 2+8+18).
   OneNodeModel m("MatMul", 13);
