@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -136,12 +138,19 @@ inline std::vector<float> NaiveMatmul(const std::vector<float>& a, const std::ve
   return y;
 }
 
+// The largest |a[i] - b[i]|, infinite when the sizes differ, when either side
+// holds a NaN or when an infinity meets anything but the same infinity. (A
+// NaN never compares, so std::max(diff, NaN) would keep `diff` and pass it.)
 inline float MaxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
   EXPECT_EQ(a.size(), b.size());
+  constexpr float kInfinity = std::numeric_limits<float>::infinity();
+  if (a.size() != b.size()) return kInfinity;
   float diff = 0;
-  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i)
-    diff = std::max(diff, std::abs(a[i] - b[i]));
-  return a.size() == b.size() ? diff : 1e30f;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::isnan(a[i]) || std::isnan(b[i])) return kInfinity;
+    if (a[i] != b[i]) diff = std::max(diff, std::abs(a[i] - b[i]));  // equal infinities match
+  }
+  return diff;
 }
 
 inline int64_t Count(const std::vector<int64_t>& s) {

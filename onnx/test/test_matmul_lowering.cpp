@@ -79,6 +79,10 @@ TEST(MatmulLowering, BothHigherIsReshapesBatchMatmulReshape) {
   const pnnx::Graph g = CheckMatmul({{2, 3, 4, 5}, {2, 3, 5, 6}, {2, 3, 4, 6}}, false);
   EXPECT_EQ(OperatorTypes(g), (Types{"pnnx.Input", "pnnx.Input", "Tensor.reshape", "Tensor.reshape",
                                      "torch.matmul", "Tensor.reshape", "pnnx.Output"}));
+  // Batch mode: -1 is the engine batch (2), each item holds 3 matrices.
+  EXPECT_EQ(g.operators[2].params.at("shape").ai, (std::vector<int>{-1, 3, 4, 5}));
+  EXPECT_EQ(g.operators[3].params.at("shape").ai, (std::vector<int>{-1, 3, 5, 6}));
+  EXPECT_EQ(g.operators[5].params.at("shape").ai, (std::vector<int>{-1, 3, 4, 6}));
 }
 
 TEST(MatmulLowering, BothThreeDimensional) {
@@ -98,8 +102,24 @@ TEST(MatmulLowering, BroadcastsALowerRankConstantB) {
 }
 
 TEST(MatmulLowering, BroadcastsAHigherRankB) {
-  // a_rank < b_rank: out_batch is B's.
-  CheckMatmul({{3, 4}, {2, 4, 5}, {2, 3, 5}}, false);
+  // a_rank < b_rank: out_batch is B's. Single-item mode: the one item holds B's 2 matrices.
+  const pnnx::Graph g = CheckMatmul({{3, 4}, {2, 4, 5}, {2, 3, 5}}, false);
+  ASSERT_EQ(OperatorTypes(g), (Types{"pnnx.Input", "pnnx.Input", "Tensor.reshape", "Tensor.reshape",
+                                     "torch.matmul", "Tensor.reshape", "pnnx.Output"}));
+  EXPECT_EQ(g.operators[2].params.at("shape").ai, (std::vector<int>{-1, 1, 3, 4}));
+  EXPECT_EQ(g.operators[3].params.at("shape").ai, (std::vector<int>{-1, 2, 4, 5}));
+  EXPECT_EQ(g.operators[5].params.at("shape").ai, (std::vector<int>{-1, 2, 3, 5}));
+}
+
+TEST(MatmulLowering, ABroadcastAFlattenedBatchCannotExpressStopsTheConversion) {
+  // NumPy pairs B's 3 matrices with A's last batch dim, repeated over the 2
+  // before it; flattened, A's 6 matrices cannot pair with B's 3.
+  OneNodeModel m("MatMul", 13);
+  m.Input("A", {1, 2, 3, 4, 5}).Constant(FloatTensor("B", {3, 5, 6}, Iota(90)));
+  m.Output("Y", {1, 2, 3, 4, 6});
+  ExpectErrorNamingNode(m.model,
+                        "batch dimensions (1,2,3) and (3) broadcast in a way a flattened batch "
+                        "matmul cannot express");
 }
 
 TEST(MatmulLowering, VectorTimesMatrixByHand) {

@@ -38,23 +38,39 @@ std::vector<float> NaiveUpsample(const std::vector<float>& x, int64_t c, int64_t
   return y;
 }
 
+void SetString(onnx::NodeProto* node, const std::string& name, const std::string& value) {
+  auto* attr = node->add_attribute();
+  attr->set_name(name);
+  attr->set_type(onnx::AttributeProto::STRING);
+  attr->set_s(value);
+}
+
 OneNodeModel Upsample(const std::string& mode, const std::vector<float>& scales,
                       const std::vector<int64_t>& x, const std::vector<int64_t>& y) {
   OneNodeModel m("Upsample", 9);
   m.Input("X", x).Constant(FloatTensor("scales", {static_cast<int64_t>(scales.size())}, scales));
   m.Output("Y", y);
-  auto* attr = m.node->add_attribute();
-  attr->set_name("mode");
-  attr->set_type(onnx::AttributeProto::STRING);
-  attr->set_s(mode);
+  SetString(m.node, "mode", mode);
   return m;
 }
+
+// Resize-13 of X (1,1,2,2) by the scales (1,1,2,2), with no roi.
+OneNodeModel Resize(const std::string& mode, const std::string& coordinate_mode) {
+  OneNodeModel m("Resize", 13);
+  m.Input("X", {1, 1, 2, 2});
+  m.node->add_input("");  // no roi
+  m.Constant(FloatTensor("scales", {4}, {1, 1, 2, 2})).Output("Y", {1, 1, 4, 4});
+  SetString(m.node, "mode", mode);
+  SetString(m.node, "coordinate_transformation_mode", coordinate_mode);
+  return m;
+}
+
+using Types = std::vector<std::string>;
 
 TEST(UpsampleLowering, NearestIsResizeNearestAsymmetric) {
   OneNodeModel m = Upsample("nearest", {1, 1, 2, 3}, {1, 2, 3, 2}, {1, 2, 6, 6});
   const pnnx::Graph g = ConvertOnnx(m.model);
-  ASSERT_EQ(OperatorTypes(g),
-            (std::vector<std::string>{"pnnx.Input", "kuiper.Resize", "pnnx.Output"}));
+  ASSERT_EQ(OperatorTypes(g), (Types{"pnnx.Input", "kuiper.Resize", "pnnx.Output"}));
   const pnnx::Operator& op = g.operators[1];
   EXPECT_EQ(op.params.at("mode").s, "nearest");
   EXPECT_EQ(op.params.at("coordinate_mode").s, "asymmetric");
@@ -66,27 +82,44 @@ TEST(UpsampleLowering, NearestIsResizeNearestAsymmetric) {
 TEST(UpsampleLowering, LinearIsResizeBilinearAsymmetric) {
   OneNodeModel m = Upsample("linear", {1, 1, 2, 2.5f}, {2, 1, 3, 2}, {2, 1, 6, 5});
   const pnnx::Graph g = ConvertOnnx(m.model);
-  EXPECT_EQ(g.operators[1].params.at("mode").s, "bilinear");
+  ASSERT_EQ(OperatorTypes(g), (Types{"pnnx.Input", "kuiper.Resize", "pnnx.Output"}));
+  const pnnx::Operator& op = g.operators[1];
+  EXPECT_EQ(op.params.at("mode").s, "bilinear");
+  EXPECT_EQ(op.params.at("coordinate_mode").s, "asymmetric");
+  EXPECT_EQ(op.params.at("size").ai, (std::vector<int>{6, 5}));
+  EXPECT_EQ(op.params.at("scale").af, (std::vector<float>{2, 2.5f}));
   const std::vector<float> x = Iota(12);
   EXPECT_LE(MaxAbsDiff(RunGraph(g, {x}), NaiveUpsample(x, 2, 3, 2, 2, 2.5f, true)), 1e-5f);
 }
 
 TEST(UpsampleLowering, Upsample7TakesScalesFromItsAttribute) {
   OneNodeModel m("Upsample", 7);
-  m.Input("X", {1, 1, 2, 2}).Output("Y", {1, 1, 4, 4});
+  m.Input("X", {1, 1, 2, 2}).Output("Y", {1, 1, 4, 6});
   auto* attr = m.node->add_attribute();
   attr->set_name("scales");
   attr->set_type(onnx::AttributeProto::FLOATS);
-  for (float s : {1.f, 1.f, 2.f, 2.f}) attr->add_floats(s);
+  for (float s : {1.f, 1.f, 2.f, 3.f}) attr->add_floats(s);
+  const pnnx::Graph g = ConvertOnnx(m.model);
+  ASSERT_EQ(OperatorTypes(g), (Types{"pnnx.Input", "kuiper.Resize", "pnnx.Output"}));
+  const pnnx::Operator& op = g.operators[1];
+  EXPECT_EQ(op.params.at("mode").s, "nearest");  // ONNX's default mode
+  EXPECT_EQ(op.params.at("coordinate_mode").s, "asymmetric");
+  EXPECT_EQ(op.params.at("size").ai, (std::vector<int>{4, 6}));
+  EXPECT_EQ(op.params.at("scale").af, (std::vector<float>{2, 3}));
   const std::vector<float> x = {1, 2, 3, 4};
-  EXPECT_LE(MaxAbsDiff(RunGraph(ConvertOnnx(m.model), {x}), NaiveUpsample(x, 1, 2, 2, 2, 2, false)),
-            1e-6f);
+  EXPECT_LE(MaxAbsDiff(RunGraph(g, {x}), NaiveUpsample(x, 1, 2, 2, 2, 3, false)), 1e-6f);
 }
 
 TEST(UpsampleLowering, ThreeInputsStopTheConversion) {
   OneNodeModel m = Upsample("nearest", {1, 1, 2, 2}, {1, 1, 2, 2}, {1, 1, 4, 4});
   m.Constant(FloatTensor("extra", {1}, {0.f}));
   ExpectErrorNamingNode(m.model, "needs 2 input(s)");
+}
+
+TEST(UpsampleLowering, NoScalesInputAndNoScalesAttributeStopsTheConversion) {
+  OneNodeModel m("Upsample", 9);
+  m.Input("X", {1, 1, 2, 2}).Output("Y", {1, 1, 4, 4});
+  ExpectErrorNamingNode(m.model, "Upsample needs 2 input(s) (X, scales), has 1");
 }
 
 TEST(UpsampleLowering, FiveDimensionalInputStopsTheConversion) {
@@ -110,6 +143,47 @@ TEST(UpsampleLowering, AScaleGivingASizeBeyondIntStopsTheConversion) {
   ExpectErrorNamingNode(m.model, "give a size beyond 2147483647");
 }
 
+TEST(ResizeLowering, CubicModeStopsTheConversion) {
+  ExpectErrorNamingNode(Resize("cubic", "asymmetric").model, "mode=cubic is not supported");
+}
+
+TEST(ResizeLowering, TfCropAndResizeStopsTheConversion) {
+  ExpectErrorNamingNode(Resize("linear", "tf_crop_and_resize").model,
+                        "coordinate_transformation_mode=tf_crop_and_resize is not supported");
+}
+
+TEST(ResizeLowering, TfHalfPixelForNnStopsTheConversion) {
+  ExpectErrorNamingNode(Resize("nearest", "tf_half_pixel_for_nn").model,
+                        "coordinate_transformation_mode=tf_half_pixel_for_nn is not supported");
+}
+
+TEST(ResizeLowering, AnAxesAttributeStopsTheConversion) {
+  OneNodeModel m = Resize("nearest", "asymmetric");
+  auto* attr = m.node->add_attribute();
+  attr->set_name("axes");
+  attr->set_type(onnx::AttributeProto::INTS);
+  for (int64_t axis : {2, 3}) attr->add_ints(axis);
+  ExpectErrorNamingNode(m.model, "the axes and antialias attributes are not supported");
+}
+
+TEST(ResizeLowering, AnAntialiasAttributeStopsTheConversion) {
+  OneNodeModel m = Resize("linear", "half_pixel");
+  auto* attr = m.node->add_attribute();
+  attr->set_name("antialias");
+  attr->set_type(onnx::AttributeProto::INT);
+  attr->set_i(1);
+  ExpectErrorNamingNode(m.model, "the axes and antialias attributes are not supported");
+}
+
+TEST(ResizeLowering, NeitherScalesNorSizesStopsTheConversion) {
+  OneNodeModel m("Resize", 13);
+  m.Input("X", {1, 1, 2, 2});
+  m.node->add_input("");  // no roi
+  m.node->add_input("");  // no scales, and no sizes after it
+  m.Output("Y", {1, 1, 4, 4});
+  ExpectErrorNamingNode(m.model, "has neither scales nor sizes");
+}
+
 TEST(ResizeLowering, SizesWithHalfPixelLinearMatchesPyTorchBilinear) {
   OneNodeModel m("Resize", 13);
   m.Input("X", {1, 1, 2, 2});
@@ -121,10 +195,7 @@ TEST(ResizeLowering, SizesWithHalfPixelLinearMatchesPyTorchBilinear) {
   sizes.add_dims(4);
   for (int64_t s : {1, 1, 4, 4}) sizes.add_int64_data(s);
   m.Constant(sizes).Output("Y", {1, 1, 4, 4});
-  auto* attr = m.node->add_attribute();
-  attr->set_name("mode");
-  attr->set_type(onnx::AttributeProto::STRING);
-  attr->set_s("linear");
+  SetString(m.node, "mode", "linear");
   const pnnx::Graph g = ConvertOnnx(m.model);
   EXPECT_EQ(g.operators[1].params.at("coordinate_mode").s, "half_pixel");
   // torch.nn.functional.interpolate([[1,2],[3,4]], size=4, mode="bilinear")
