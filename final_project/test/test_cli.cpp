@@ -306,6 +306,31 @@ TEST(Cli, BenchProfilePrintsLatencyAndAnOperatorTable) {
   EXPECT_NE(o.out.find("share %"), std::string::npos) << o.out;
 }
 
+TEST(Cli, BenchPrintsNoProgressWhenStderrIsNotATerminal) {
+  const Outcome o =
+      Kuiper("bench " + kFixtures + "tiny_net.pnnx.param --warmup 2 --runs 3 --threads 1");
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(o.err, "");
+}
+
+// util-linux `script` runs the command on a pseudo-terminal and copies what it prints there:
+// here only stderr, since stdout goes to /dev/null.
+TEST(Cli, BenchShowsItsRunsOnATerminalLineRewrittenInPlace) {
+  const std::string path = TempPath("terminal.txt");
+  const std::string command = std::string("script -qec \"'") + KUIPER_CLI + "' bench " + kFixtures +
+                              "tiny_net.pnnx.param --warmup 2 --runs 3 --threads 1 >/dev/null\" " +
+                              "/dev/null </dev/null >'" + path + "'";
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  const std::string terminal = ReadFile(path);
+  std::filesystem::remove(path);
+  for (const char* step :
+       {"warm-up run 1/2", "warm-up run 2/2", "timed run 1/3", "timed run 3/3"}) {
+    EXPECT_NE(terminal.find(std::string("\r\033[Kbench: ") + step), std::string::npos)
+        << step << " in " << terminal;
+  }
+  EXPECT_EQ(terminal.substr(terminal.size() - 4), "\r\033[K") << "the line is erased at the end";
+}
+
 TEST(Cli, GraphCountsResNet18sParameters) {
   // torchvision's 11,689,512 less the 4,800 weights and 4,800 biases of the
   // BatchNorms (4,800 channels), plus the 4,800 conv biases folding adds.
