@@ -61,6 +61,8 @@ def make_model(spec, out_dir, checkpoint=None, force=False, param_only=False, fl
         print("%-16s up to date (use --force to rebuild)" % spec.name)
         return []
 
+    # Said before the work starts: YOLOv5s takes a while, and the line finishes when it is done.
+    print("%-16s exporting ..." % spec.name, end=" ", flush=True)
     t0 = time.time()
     model = spec.build(checkpoint=checkpoint)
     export(model, [pairs[0][1]], param, None if param_only else binary)
@@ -72,7 +74,7 @@ def make_model(spec, out_dir, checkpoint=None, force=False, param_only=False, fl
         if spec.class_file:
             with open(os.path.join(folder, spec.class_file), "w") as f:
                 f.write("\n".join(spec.class_names()) + "\n")
-    print("%-16s %5.1fs  %s" % (spec.name, time.time() - t0, folder))
+    print("%5.1fs  %s" % (time.time() - t0, folder))
     return wanted
 
 
