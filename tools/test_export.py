@@ -17,6 +17,7 @@ import sys
 import tempfile
 import time
 
+import make_models  # first: it picks OpenBLAS's kernels before numpy and torch load it
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -25,7 +26,6 @@ from torch import nn
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-import make_models  # noqa: E402
 import pnnx_read  # noqa: E402
 from models import MODELS, resnet18, yolov5s  # noqa: E402
 from models.seeding import seeded_input  # noqa: E402
