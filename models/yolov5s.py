@@ -8,8 +8,10 @@ Written from the public architecture description (yolov5s.yaml, v6.0: depth
 Checkpoint (`build(checkpoint=...)`): a plain state_dict of an 80-class v6
 yolov5s, made inside the Ultralytics repo with
     ckpt = torch.load("yolov5s.pt"); torch.save(ckpt["model"].float().state_dict(), "yolov5s_sd.pt")
-Ultralytics stores `model.24.anchors` in grid units (pixels / stride); we
-convert to pixels. `model.24.anchor_grid` (v5.0 files) is ignored.
+Its keys are every parameter, every BatchNorm's running_mean, running_var and
+num_batches_tracked, and `model.24.anchors` in grid units (pixels / stride),
+which we convert to pixels. Ultralytics keeps the strides as a plain attribute,
+so there is no strides key. `model.24.anchor_grid` (v5.0 files) is ignored.
 """
 import math
 
@@ -129,7 +131,8 @@ class Detect(nn.Module):
         self.nl, self.na = len(anchors), len(anchors[0]) // 2
         self.m = nn.ModuleList(nn.Conv2d(c, self.no * self.na, 1) for c in ch)
         self.register_buffer("anchors", torch.tensor(anchors, dtype=torch.float32).view(self.nl, self.na, 2))
-        self.register_buffer("strides", torch.tensor(strides, dtype=torch.float32))
+        # Not persistent: an Ultralytics state_dict has no strides key (see the module docstring).
+        self.register_buffer("strides", torch.tensor(strides, dtype=torch.float32), persistent=False)
 
     def forward(self, xs):
         out = []

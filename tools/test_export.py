@@ -18,6 +18,7 @@ import tempfile
 import time
 import zipfile
 
+import make_models  # first: it picks OpenBLAS's kernels before numpy and torch load it
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -26,9 +27,8 @@ from torch import nn
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-import make_models  # noqa: E402
 import pnnx_read  # noqa: E402
-from models import MODELS  # noqa: E402
+from models import MODELS, resnet18, yolov5s  # noqa: E402
 from models.seeding import seeded_input  # noqa: E402
 from pnnx_export import Tracer, export, format_param  # noqa: E402
 
@@ -125,7 +125,8 @@ def check_against_module(name, model, x, ops, folded):
                 check(False, "%s: parameter %s is not a module attribute" % (where, key))
                 continue
             check(f32(value) == f32(expected), "%s: %s=%r, module has %r" % (where, key, value, expected))
-        state = m.state_dict()
+        # Buffers that are not persistent (Detect's strides) are exported too.
+        state = dict(m.named_parameters()) | dict(m.named_buffers())
         for key, (shape, _) in op["attrs"].items():
             expected = (m.out_channels,) if fold_bn and key == "bias" else tuple(state[key].shape)
             check(shape == expected, "%s: @%s shape %s, module has %s" % (where, key, shape, expected))
@@ -228,9 +229,24 @@ def check_reproducible(tmp):
                   "models/fixtures/%s is stale: run tools/make_models.py --fixtures" % f)
 
 
+def ultralytics_state_dict(y):
+    """The keys and values an Ultralytics v6 yolov5s state_dict would hold for model y: every
+    parameter, each BatchNorm's running statistics and num_batches_tracked, and Detect's
+    anchors in grid units. Built from the parameters and the BNs, not from y.state_dict(), so a
+    buffer Ultralytics does not have (Detect's strides are a plain attribute there) is absent."""
+    sd = dict(y.named_parameters())
+    for name, m in y.named_modules():
+        if isinstance(m, nn.BatchNorm2d):
+            for buffer in ("running_mean", "running_var", "num_batches_tracked"):
+                sd["%s.%s" % (name, buffer)] = getattr(m, buffer)
+    pixels = torch.tensor(yolov5s.ANCHORS, dtype=torch.float32).view(3, 3, 2)
+    sd["model.24.anchors"] = pixels / torch.tensor(yolov5s.STRIDES, dtype=torch.float32).view(3, 1, 1)
+    return sd
+
+
 def check_checkpoints(tmp):
-    """--checkpoint: a saved state_dict (Ultralytics layout for YOLO) gives back the same model."""
-    from models import resnet18, yolov5s
+    """--checkpoint: a saved state_dict (torchvision's layout, Ultralytics' for YOLO) gives back
+    the same model."""
     r = resnet18.build(seed=3)
     path = os.path.join(tmp, "r18.pth")
     torch.save(r.state_dict(), path)
@@ -239,15 +255,19 @@ def check_checkpoints(tmp):
           "resnet18 checkpoint does not round-trip")
 
     y = yolov5s.build(seed=3)
-    sd = y.state_dict()
-    strides = y.model[24].strides.view(-1, 1, 1)
-    sd["model.24.anchors"] = sd["model.24.anchors"] / strides  # Ultralytics keeps grid units
-    sd["model.24.anchor_grid"] = torch.zeros(3, 1, 3, 1, 1, 2)  # v5.0 files carry this too
-    path = os.path.join(tmp, "y5.pth")
-    torch.save(sd, path)
-    loaded = yolov5s.build(checkpoint=path)
-    check(all(torch.allclose(v, loaded.state_dict()[k]) for k, v in y.state_dict().items()),
-          "yolov5s checkpoint does not round-trip")
+    v6 = ultralytics_state_dict(y)
+    v5 = {**v6, "model.24.anchor_grid": torch.zeros(3, 1, 3, 1, 1, 2)}  # v5.0 files carry this too
+    for release, sd in (("v6", v6), ("v5.0", v5)):
+        path = os.path.join(tmp, "y5_%s.pth" % release)
+        torch.save(sd, path)
+        try:
+            loaded = yolov5s.build(checkpoint=path)
+        except RuntimeError as e:  # load_state_dict is strict: a key too many or too few
+            check(False, "yolov5s refuses an Ultralytics %s state_dict: %s"
+                  % (release, " ".join(str(e).split())))
+            continue
+        check(all(torch.allclose(v, loaded.state_dict()[k]) for k, v in y.state_dict().items()),
+              "yolov5s checkpoint (Ultralytics %s keys) does not round-trip" % release)
 
 
 def main():

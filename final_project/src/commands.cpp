@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <omp.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -95,6 +97,29 @@ void DrawDetection(cv::Mat& bgr, const Detection& d, const std::string& label) {
   cv::putText(bgr, label, cv::Point(top_left.x, y - baseline), cv::FONT_HERSHEY_SIMPLEX, font_scale,
               cv::Scalar(255, 255, 255), thickness, cv::LINE_AA);
 }
+
+// A progress line on stderr, rewritten in place with '\r', only when stderr is a
+// terminal: scripts and tests that capture the output see just the results.
+class ProgressLine {
+ public:
+  ProgressLine() : terminal_(isatty(fileno(stderr)) != 0) {}
+  ~ProgressLine() { Clear(); }  // also when an error ends the work: its message gets a clean line
+
+  template <typename... Args>
+  void Show(fmt::format_string<Args...> format, Args&&... args) {
+    if (!terminal_) return;
+    fmt::print(stderr, "\r\033[K{}", fmt::format(format, std::forward<Args>(args)...));
+    shown_ = true;
+  }
+  void Clear() {
+    if (shown_) fmt::print(stderr, "\r\033[K");
+    shown_ = false;
+  }
+
+ private:
+  bool terminal_;
+  bool shown_ = false;
+};
 
 std::string RequireExtension(const std::string& path, std::string_view extension,
                              std::string_view what) {
@@ -274,7 +299,11 @@ int Bench(const BenchOptions& options) {
     }
     inputs.push_back(std::move(batch));
   }
-  for (int i = 0; i < options.warmup; ++i) graph->Forward(inputs);
+  ProgressLine progress;
+  for (int i = 0; i < options.warmup; ++i) {
+    progress.Show("bench: warm-up run {}/{}", i + 1, options.warmup);
+    graph->Forward(inputs);
+  }
 
   std::map<const RuntimeOperator*, double> operator_ms;
   if (options.profile) {
@@ -282,6 +311,12 @@ int Bench(const BenchOptions& options) {
   }
   std::vector<double> per_image_ms;
   for (int i = 0; i < options.runs; ++i) {
+    if (i == 0) {
+      progress.Show("bench: timed run 1/{}", options.runs);
+    } else {
+      progress.Show("bench: timed run {}/{} (last {:.1f} ms per image)", i + 1, options.runs,
+                    per_image_ms.back());
+    }
     const auto start = std::chrono::steady_clock::now();
     graph->Forward(inputs);
     const std::chrono::duration<double, std::milli> elapsed =
@@ -289,6 +324,7 @@ int Bench(const BenchOptions& options) {
     per_image_ms.push_back(elapsed.count() / options.batch);
   }
   graph->set_profiler(nullptr);
+  progress.Clear();
 
   fmt::print("{}: batch {}, {} OpenMP / {} BLAS thread(s), {} warm-up + {} timed run(s)\n",
              files.param, options.batch, omp_get_max_threads(), BlasThreads(), options.warmup,

@@ -1,5 +1,6 @@
 // The `kuiper` binary as a user runs it: exit codes, one-line errors, and the
 // subcommands on the committed fixtures and the default image.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -7,10 +8,15 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <opencv2/imgcodecs.hpp>
 #include <sstream>
 
+#include "kuiper/graph.hpp"
 #include "kuiper/npy.hpp"
 #include "metrics.hpp"
+#include "postprocess.hpp"
+#include "preprocess.hpp"
 
 namespace kuiper::app {
 namespace {
@@ -79,6 +85,23 @@ TEST(Cli, RunWithAWrongReferenceExits3) {
                            "tiny_net.input.npy --expect " + path);
   EXPECT_EQ(o.status, 3);
   ExpectOneErrorLine(o, "differs from");
+}
+
+// One output element 0.5 from the reference: --tolerance 1 allows 1 * max(1, max |reference|),
+// at least 1, and passes; --tolerance 0.1 allows a tenth of that, less than 0.5.
+TEST(Cli, RunToleranceDecidesTheVerdict) {
+  NpyArray off = LoadNpy(kFixtures + "tiny_net.output.npy");
+  off.data[3] += 0.5f;
+  ASSERT_LT(0.1f * std::max(1.f, MaxAbs(off.data)), 0.4f);
+  const std::string path = TempPath("off_by_half.npy");
+  SaveNpy(path, off);
+  const std::string run = "run " + kFixtures + "tiny_net.pnnx.param " + kFixtures +
+                          "tiny_net.input.npy --expect " + path;
+  const Outcome loose = Kuiper(run + " --tolerance 1");
+  EXPECT_EQ(loose.status, 0) << loose.err;
+  const Outcome tight = Kuiper(run + " --tolerance 0.1");
+  EXPECT_EQ(tight.status, 3);
+  ExpectOneErrorLine(tight, "differs from");
 }
 
 TEST(Cli, RunWritesTheOutputNpy) {
@@ -192,6 +215,30 @@ TEST(Cli, ClassifyPrintsTopKAndSaysTheWeightsAreSeeded) {
   EXPECT_EQ(o.out.find("\n   4  "), std::string::npos) << o.out;  // and no rank 4
 }
 
+// The class ResNet18 ranks first for the default image, found here through the library
+// rather than read from the CLI, with its name from imagenet_classes.txt beside the model.
+TEST(Cli, ClassifyNamesTheTopClassFromTheImageNetList) {
+  const std::string dir = std::string(KUIPER_MODELS_DIR) + "/resnet18/";
+  const std::vector<std::string> names = LoadLabels(dir + "imagenet_classes.txt");
+  // torchvision's category list: first, second and last of the 1000.
+  ASSERT_EQ(names.size(), 1000u);
+  ASSERT_EQ(names[0], "tench");
+  ASSERT_EQ(names[1], "goldfish");
+  ASSERT_EQ(names[999], "toilet tissue");
+  RuntimeGraph graph(dir + "resnet18.pnnx.param", dir + "resnet18.pnnx.bin");
+  graph.Build();
+  const std::vector<sftensor> logits =
+      graph.Forward(std::vector<sftensor>{ClassifyInput(LoadRgbImage(kImage))});
+  const int top = TopK(logits.at(0)->values(), 1).at(0).index;
+
+  const Outcome o = Kuiper("classify " + kImage + " --model " + dir + " --topk 1");
+  ASSERT_EQ(o.status, 0) << o.err;
+  // The table row: rank, class index, name.
+  EXPECT_NE(o.out.find(fmt::format("\n   1  {:>5}  {} ", top, names[top])), std::string::npos)
+      << "class " << top << " '" << names[top] << "' not at rank 1 in:\n"
+      << o.out;
+}
+
 TEST(Cli, DetectWritesTheAnnotatedImage) {
   const std::string path = TempPath("detect.jpg");
   std::filesystem::remove(path);
@@ -199,6 +246,48 @@ TEST(Cli, DetectWritesTheAnnotatedImage) {
   ASSERT_EQ(o.status, 0) << o.err;
   EXPECT_NE(o.out.find("detection(s)"), std::string::npos) << o.out;
   EXPECT_TRUE(std::filesystem::file_size(path) > 0);
+}
+
+// Whether any pixel within one pixel of (x, y) differs between two images of the same size.
+bool ChangedNear(const cv::Mat& a, const cv::Mat& b, float x, float y) {
+  const int cx = static_cast<int>(std::lround(x)), cy = static_cast<int>(std::lround(y));
+  for (int row = std::max(0, cy - 1); row <= std::min(a.rows - 1, cy + 1); ++row) {
+    for (int col = std::max(0, cx - 1); col <= std::min(a.cols - 1, cx + 1); ++col) {
+      if (a.at<cv::Vec3b>(row, col) != b.at<cv::Vec3b>(row, col)) return true;
+    }
+  }
+  return false;
+}
+
+// One detection kept and written as PNG (lossless): the image differs from the input on
+// the sides of the printed box (the top one carries the label), and not at the box's centre
+// nor at the image corner farthest from it, so it is a box outline on the unchanged image.
+TEST(Cli, DetectDrawsThePrintedBoxIntoTheImage) {
+  const std::string path = TempPath("boxes.png");
+  const Outcome o = Kuiper("detect " + kImage + " --max-det 1 --out " + path);
+  ASSERT_EQ(o.status, 0) << o.err;
+  // The row after the table header ends with the box: x1 y1 x2 y2.
+  const size_t header = o.out.find("\nclass ");
+  ASSERT_NE(header, std::string::npos) << o.out;
+  const size_t row = o.out.find('\n', header + 1) + 1;
+  std::istringstream line(o.out.substr(row, o.out.find('\n', row) - row));
+  const std::vector<std::string> words{std::istream_iterator<std::string>(line), {}};
+  ASSERT_GE(words.size(), 6u) << o.out;
+  const float x1 = std::stof(words[words.size() - 4]), y1 = std::stof(words[words.size() - 3]);
+  const float x2 = std::stof(words[words.size() - 2]), y2 = std::stof(words[words.size() - 1]);
+
+  const cv::Mat input = cv::imread(kImage);
+  const cv::Mat drawn = cv::imread(path);
+  ASSERT_EQ(drawn.size(), input.size());
+  const float mid_x = (x1 + x2) / 2, mid_y = (y1 + y2) / 2;
+  EXPECT_TRUE(ChangedNear(input, drawn, x1, mid_y)) << "left side of " << o.out;
+  EXPECT_TRUE(ChangedNear(input, drawn, x2, mid_y)) << "right side of " << o.out;
+  EXPECT_TRUE(ChangedNear(input, drawn, mid_x, y2)) << "bottom side of " << o.out;
+  EXPECT_FALSE(ChangedNear(input, drawn, mid_x, mid_y)) << "centre of " << o.out;
+  const float far_x = mid_x < input.cols / 2 ? input.cols - 1 : 0;
+  const float far_y = mid_y < input.rows / 2 ? input.rows - 1 : 0;
+  EXPECT_FALSE(ChangedNear(input, drawn, far_x, far_y)) << "far corner, box in " << o.out;
+  std::filesystem::remove(path);
 }
 
 TEST(Cli, DetectRejectsAnOutputItCannotWrite) {
@@ -215,6 +304,31 @@ TEST(Cli, BenchProfilePrintsLatencyAndAnOperatorTable) {
   EXPECT_NE(o.out.find("per image: median"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("nn.Conv2d"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("share %"), std::string::npos) << o.out;
+}
+
+TEST(Cli, BenchPrintsNoProgressWhenStderrIsNotATerminal) {
+  const Outcome o =
+      Kuiper("bench " + kFixtures + "tiny_net.pnnx.param --warmup 2 --runs 3 --threads 1");
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(o.err, "");
+}
+
+// util-linux `script` runs the command on a pseudo-terminal and copies what it prints there:
+// here only stderr, since stdout goes to /dev/null.
+TEST(Cli, BenchShowsItsRunsOnATerminalLineRewrittenInPlace) {
+  const std::string path = TempPath("terminal.txt");
+  const std::string command = std::string("script -qec \"'") + KUIPER_CLI + "' bench " + kFixtures +
+                              "tiny_net.pnnx.param --warmup 2 --runs 3 --threads 1 >/dev/null\" " +
+                              "/dev/null </dev/null >'" + path + "'";
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  const std::string terminal = ReadFile(path);
+  std::filesystem::remove(path);
+  for (const char* step :
+       {"warm-up run 1/2", "warm-up run 2/2", "timed run 1/3", "timed run 3/3"}) {
+    EXPECT_NE(terminal.find(std::string("\r\033[Kbench: ") + step), std::string::npos)
+        << step << " in " << terminal;
+  }
+  EXPECT_EQ(terminal.substr(terminal.size() - 4), "\r\033[K") << "the line is erased at the end";
 }
 
 TEST(Cli, GraphCountsResNet18sParameters) {
