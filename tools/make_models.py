@@ -23,25 +23,8 @@ import os
 import sys
 import time
 
-
-def _pin_blas_kernels():
-    """OpenBLAS picks its kernels by CPU, and the seeded BatchNorm statistics come from a
-    forward pass, so an AVX-512 machine wrote weights differing in the last bit from the
-    committed fixtures (made with the AVX2 kernels). Use the AVX2 ("Haswell") kernels on every
-    CPU that has them. Must run before numpy and torch load OpenBLAS."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            flags = set(f.read().split())
-    except OSError:
-        return
-    if {"avx2", "fma"} <= flags:
-        os.environ.setdefault("OPENBLAS_CORETYPE", "Haswell")
-
-
-_pin_blas_kernels()
-
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
+import numpy as np
+import torch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)

@@ -18,7 +18,6 @@ import tempfile
 import time
 import zipfile
 
-import make_models  # first: it picks OpenBLAS's kernels before numpy and torch load it
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -27,6 +26,7 @@ from torch import nn
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+import make_models  # noqa: E402
 import pnnx_read  # noqa: E402
 from models import MODELS, resnet18, yolov5s  # noqa: E402
 from models.seeding import seeded_input  # noqa: E402
