@@ -17,9 +17,12 @@ void ConvolutionLayer::ComputeGroups(const ftensor& input, ftensor& output) cons
   //    is output channel g * out_channels / G + o, its positions in the
   //    column-major order of an output slice. The group's output channels are
   //    consecutive in memory, so write the product straight into them:
-  //    MultiplyInto(columns, kernels_[g], output.slice(first channel).memptr()).
-  // 3. When bias_ is not empty, add bias_[c] to every element of channel c
-  //    (an `#pragma omp parallel for` over the channels pays off on big outputs).
+  //    MultiplyInto(columns, kernels_[g], output.slice(first channel).memptr(),
+  //                 epilogue).
+  // 3. The epilogue adds the bias and applies activation_ to each block of the
+  //    product while it is in the cache: an Epilogue{bias, activation_} whose
+  //    bias points at the group's first output channel's entry of bias_, or is
+  //    nullptr when bias_ is empty.
   // ---- your code begins ----
   KUIPER_TODO("course6", "ConvolutionLayer::ComputeGroups");
   // ---- your code ends ----

@@ -96,12 +96,16 @@ TEST(YOLOv5s, Batch1MatchesPyTorch) {
   ExpectCloseToReference(r);
 }
 
-// Same class, score within 1e-3, and corners within 1e-3 of the box size:
-// folded BatchNorm moves box sizes by float rounding, ~0.1 px on 1500 px
-// boxes (models/README.md).
+// Same class, score within 1e-3, and corners within 1e-3 of the box size plus
+// 1e-5 of the 640 px image. Float32 rounding leaves each head logit t ~1e-4
+// from PyTorch's; sizes are (2 sigmoid(t))^2 x anchor, so they move by up to
+// ~1e-3 of themselves (0.1 px on 1500 px boxes, models/README.md), and centres
+// are (2 sigmoid(t) - 0.5 + grid) x stride, so they move by up to stride/2 x
+// 1e-4 wherever the box is, whatever its size: 0.0024 px was seen on a 1.6 px
+// box at (293, 645) with OpenBLAS's Haswell kernels.
 bool SameDetection(const Detection& got, const Detection& want) {
   const float size = std::max({1.f, want.box.width(), want.box.height()});
-  const float tolerance = 1e-3f * size;
+  const float tolerance = 1e-3f * size + 1e-5f * 640;
   return got.class_id == want.class_id && std::abs(got.score - want.score) <= 1e-3f &&
          std::abs(got.box.x1 - want.box.x1) <= tolerance &&
          std::abs(got.box.y1 - want.box.y1) <= tolerance &&

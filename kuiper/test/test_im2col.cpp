@@ -2,6 +2,8 @@
 // writes the GEMM on top of them).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <random>
 #include <vector>
 
@@ -170,6 +172,35 @@ TEST(MultiplyInto, LargeImageIsUnfoldedBlockByBlock) {
   const std::vector<double> expected = NaiveProduct(columns.ToMatrix(), kernels);
   for (size_t i = 0; i < product.size(); ++i) {
     ASSERT_NEAR(product[i], expected[i], 1e-4) << "element " << i;
+  }
+}
+
+TEST(MultiplyInto, EpilogueAddsEachColumnsBiasThenActivates) {
+  // Both ways MultiplyInto runs: a plain matrix (row parts), and an im2col
+  // matrix large enough to be unfolded block by block.
+  ftensor input(4, 80, 80);
+  input.Rand();
+  ConvParams p;
+  p.kernel_h = p.kernel_w = 3;
+  p.padding_h = p.padding_w = 1;
+  const Im2ColMatrix columns = Im2Col(input, 0, 4, p, 80, 80);
+  const arma::fmat whole = columns.ToMatrix();
+  arma::fmat kernels(36, 5, arma::fill::randu);
+  kernels -= 0.5f;  // products of both signs, so ReLU has work to do
+  const std::vector<float> bias = {0.5f, -1.f, 0.f, 2.f, -0.25f};
+  const std::vector<double> plain = NaiveProduct(whole, kernels);
+  for (const Activation activation : {Activation::kNone, Activation::kRelu, Activation::kSilu}) {
+    std::vector<float> blocked(6400 * 5, -1.f), rows(6400 * 5, -1.f);
+    MultiplyInto(columns, kernels, blocked.data(), {bias.data(), activation});
+    MultiplyInto(whole, kernels, rows.data(), {bias.data(), activation});
+    for (size_t i = 0; i < plain.size(); ++i) {
+      const double v = plain[i] + bias[i / 6400];
+      const double expected = activation == Activation::kRelu   ? std::max(v, 0.0)
+                              : activation == Activation::kSilu ? v / (1.0 + std::exp(-v))
+                                                                : v;
+      ASSERT_NEAR(blocked[i], expected, 1e-4) << "element " << i;
+      ASSERT_NEAR(rows[i], expected, 1e-4) << "element " << i;
+    }
   }
 }
 

@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,8 +43,11 @@ class RuntimeGraph {
   void InitTopology();
 
   // Orders the operators, creates every layer (reporting all unknown types at
-  // once) and allocates outputs for the annotated batch size. Calls Init()
-  // first if nothing is loaded yet.
+  // once), fuses every ReLU or SiLU whose input only it reads into the layer
+  // producing that input when the layer can apply it itself (a convolution),
+  // and allocates outputs for the annotated batch size. A fused activation's
+  // output operand then holds the producer's tensors. Calls Init() first if
+  // nothing is loaded yet.
   void Build(TopoAlgorithm algorithm = TopoAlgorithm::kReverseDfs);
 
   // Runs the graph. inputs[i] is the batch for the i-th pnnx.Input (in file
@@ -79,6 +83,7 @@ class RuntimeGraph {
  private:
   void Load(bool with_params);
   void ConnectOperators();
+  void FuseActivations();
   void AllocateOutputs(uint32_t batch);
 
   std::string param_path_;
@@ -90,6 +95,7 @@ class RuntimeGraph {
   std::vector<RuntimeOperator*> topo_operators_;
   std::vector<RuntimeOperator*> inputs_;
   std::vector<RuntimeOperator*> outputs_;
+  std::set<const RuntimeOperand*> fused_outputs_;  // outputs of fused activations
   uint32_t allocated_batch_ = 0;
   bool built_ = false;
   Profiler profiler_;

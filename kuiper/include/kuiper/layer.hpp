@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "kuiper/layers/activation.hpp"
 #include "kuiper/runtime.hpp"
 #include "kuiper/tensor.hpp"
 
@@ -40,6 +41,11 @@ class Layer {
 
   // Runs the layer on its operator's input operands into its output operand.
   InferStatus Forward();
+
+  // Asks the layer to apply `activation` to its own output from now on, so
+  // that the activation operator after it can be skipped (RuntimeGraph::Build
+  // fuses nn.Conv2d + nn.ReLU / nn.SiLU). Returns false when it cannot.
+  virtual bool FuseActivation(Activation) { return false; }
 
   const std::string& layer_name() const { return layer_name_; }
   void set_runtime_operator(RuntimeOperator* op) { runtime_operator_ = op; }

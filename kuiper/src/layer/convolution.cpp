@@ -91,6 +91,12 @@ InferStatus ConvolutionLayer::Forward(const std::vector<sftensor>& inputs,
   return InferStatus::kInferSuccess;
 }
 
+bool ConvolutionLayer::FuseActivation(Activation activation) {
+  if (activation == Activation::kNone || activation_ != Activation::kNone) return false;
+  activation_ = activation;
+  return true;
+}
+
 std::unique_ptr<Layer> CreateConvolution(const RuntimeOperator& op) {
   const auto fail = [&op](const std::string& what) {
     return LayerError(fmt::format("operator '{}' ({}): {}", op.name, op.type, what));

@@ -51,19 +51,26 @@ void FillTapRun(const arma::fmat& channel, const ConvParams& p, uint32_t i, uint
   std::fill(out + end, out + oy_last, 0.f);
 }
 
-// C (column-major, leading dimension ldc) = A (m x k, leading dimension lda) * b,
-// one single-threaded GEMM.
+// C (column-major, leading dimension ldc) = A (m x k, leading dimension lda)
+// times columns [first_col, first_col + cols) of b, one single-threaded GEMM;
+// then the epilogue on those m x cols values while they are in the cache.
 void Gemm(const float* a, int64_t m, int64_t lda, const arma::fmat& b, uint64_t first_col,
-          uint64_t cols, float* c, int64_t ldc) {
+          uint64_t cols, float* c, int64_t ldc, const Epilogue& epilogue) {
   const int64_t k = b.n_rows;
   cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m),
               static_cast<int>(cols), static_cast<int>(k), 1.f, a, static_cast<int>(lda),
               b.colptr(first_col), static_cast<int>(std::max<int64_t>(k, 1)), 0.f, c,
               static_cast<int>(ldc));
+  if (!epilogue.bias && epilogue.activation == Activation::kNone) return;
+  for (uint64_t col = 0; col < cols; ++col) {
+    const float bias = epilogue.bias ? epilogue.bias[first_col + col] : 0.f;
+    AddBiasAndActivate(c + col * ldc, m, bias, epilogue.activation);
+  }
 }
 
 // a (m x b.n_rows at `a`, column-major) * b into `product`, split among the threads.
-void SplitGemm(const float* a, int64_t m, const arma::fmat& b, float* product) {
+void SplitGemm(const float* a, int64_t m, const arma::fmat& b, float* product,
+               const Epilogue& epilogue) {
   const BlasThreadScope single_threaded_blas(1);
   const int64_t n = b.n_cols;
   const int threads = omp_get_max_threads();
@@ -75,10 +82,10 @@ void SplitGemm(const float* a, int64_t m, const arma::fmat& b, float* product) {
   for (int t = 0; t < parts; ++t) {
     if (by_rows) {
       const int64_t first = m * t / parts, last = m * (t + 1) / parts;
-      Gemm(a + first, last - first, m, b, 0, n, product + first, m);
+      Gemm(a + first, last - first, m, b, 0, n, product + first, m, epilogue);
     } else {
       const int64_t first = n * t / parts, last = n * (t + 1) / parts;
-      Gemm(a, m, m, b, first, last - first, product + first * m, m);
+      Gemm(a, m, m, b, first, last - first, product + first * m, m, epilogue);
     }
   }
 }
@@ -144,35 +151,45 @@ arma::fmat Im2ColMatrix::ToMatrix() const {
   return matrix;
 }
 
-void MultiplyInto(const arma::fmat& a, const arma::fmat& b, float* product) {
+void MultiplyInto(const arma::fmat& a, const arma::fmat& b, float* product,
+                  const Epilogue& epilogue) {
   CheckInnerSizes(a.n_rows, a.n_cols, b);
   if (a.n_rows == 0 || b.n_cols == 0) return;  // an empty product: nothing to write
-  SplitGemm(a.memptr(), a.n_rows, b, product);
+  SplitGemm(a.memptr(), a.n_rows, b, product, epilogue);
 }
 
-void MultiplyInto(const Im2ColMatrix& a, const arma::fmat& b, float* product) {
+void MultiplyInto(const Im2ColMatrix& a, const arma::fmat& b, float* product,
+                  const Epilogue& epilogue) {
   CheckInnerSizes(a.n_rows(), a.n_cols(), b);
   const int64_t m = a.n_rows(), k = a.n_cols();
   if (m == 0 || b.n_cols == 0) return;
-  if (const float* in_place = a.InPlace()) return SplitGemm(in_place, m, b, product);
+  const float* in_place = a.InPlace();
   // About 512 KB of rows per block (a block and the packed kernels stay in
   // L2), but at least 256 rows for the GEMM to run at speed. The block count is
   // a multiple of the thread count so every thread gets the same share.
   const int threads = omp_get_max_threads();
   const int64_t target_rows = std::max<int64_t>(256, (int64_t{1} << 17) / std::max<int64_t>(k, 1));
   int64_t blocks = (m + target_rows - 1) / target_rows;
-  if (blocks < 2 * threads) return SplitGemm(a.ToMatrix().memptr(), m, b, product);
+  if (blocks < 2 * threads) {
+    if (in_place) return SplitGemm(in_place, m, b, product, epilogue);
+    return SplitGemm(a.ToMatrix().memptr(), m, b, product, epilogue);
+  }
   blocks = (blocks + threads - 1) / threads * threads;
   const int64_t max_rows = (m + blocks - 1) / blocks;
   const BlasThreadScope single_threaded_blas(1);
   // One buffer per thread, allocated here: nothing may throw inside the region.
-  const auto buffers = std::make_unique_for_overwrite<float[]>(threads * max_rows * k);
+  const auto buffers =
+      std::make_unique_for_overwrite<float[]>(in_place ? 0 : threads * max_rows * k);
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (int64_t t = 0; t < blocks; ++t) {
     const int64_t first = m * t / blocks, rows = m * (t + 1) / blocks - first;
+    if (in_place) {  // a 1x1 kernel: the block is rows of the input itself
+      Gemm(in_place + first, rows, m, b, 0, b.n_cols, product + first, m, epilogue);
+      continue;
+    }
     float* buffer = buffers.get() + omp_get_thread_num() * max_rows * k;
     a.FillBlock(first, rows, 0, k, buffer);
-    Gemm(buffer, rows, rows, b, 0, b.n_cols, product + first, m);
+    Gemm(buffer, rows, rows, b, 0, b.n_cols, product + first, m, epilogue);
   }
 }
 

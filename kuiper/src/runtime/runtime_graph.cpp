@@ -185,6 +185,7 @@ void RuntimeGraph::Build(TopoAlgorithm algorithm) {
     op->layer = LayerRegisterer::CreateLayer(*op);
     op->layer->set_runtime_operator(op);
   }
+  FuseActivations();
   uint32_t batch = 1;
   if (!inputs_.empty() && inputs_[0]->output_operand->shapes.size() > 0 &&
       inputs_[0]->output_operand->shapes[0] > 0) {
@@ -192,6 +193,42 @@ void RuntimeGraph::Build(TopoAlgorithm algorithm) {
   }
   AllocateOutputs(batch);
   built_ = true;
+}
+
+namespace {
+
+// Stands in for an activation fused into the layer before it: that layer's
+// output, already activated, is this operator's output too.
+class FusedActivationLayer : public Layer {
+ public:
+  using Layer::Layer;
+
+  InferStatus Forward(const std::vector<sftensor>& inputs,
+                      std::vector<sftensor>& outputs) override {
+    if (inputs.empty()) return InferStatus::kInferFailedInputEmpty;
+    if (outputs.size() != inputs.size()) return InferStatus::kInferFailedInputOutSizeMatchError;
+    outputs = inputs;  // the same tensors: nothing to compute or copy
+    return InferStatus::kInferSuccess;
+  }
+};
+
+}  // namespace
+
+void RuntimeGraph::FuseActivations() {
+  fused_outputs_.clear();
+  for (RuntimeOperator* op : topo_operators_) {
+    // The activation must be the only reader of op's output, and read nothing else.
+    if (!op->layer || op->output_operators.size() != 1) continue;
+    RuntimeOperator* next = op->output_operators.front();
+    const Activation activation = ActivationOfType(next->type);
+    if (activation == Activation::kNone || !next->layer || next->input_operands.size() != 1) {
+      continue;
+    }
+    if (!op->layer->FuseActivation(activation)) continue;
+    next->layer = std::make_unique<FusedActivationLayer>(next->name);
+    next->layer->set_runtime_operator(next);
+    fused_outputs_.insert(next->output_operand);
+  }
 }
 
 void RuntimeGraph::AllocateOutputs(uint32_t batch) {
@@ -218,7 +255,10 @@ void RuntimeGraph::AllocateOutputs(uint32_t batch) {
                                    "'{}' ({}), output of {},",
                                    param_path_, batch, operand.name, fmt::join(operand.shapes, ","),
                                    Describe(*op)));
-    if (!IsInput(*op)) known.emplace_back(&operand, std::move(shape));
+    // A fused activation's output is its producer's tensors: nothing to allocate.
+    if (!IsInput(*op) && !fused_outputs_.count(&operand)) {
+      known.emplace_back(&operand, std::move(shape));
+    }
   }
   allocated_batch_ = batch;
   for (const auto& op : operators_) {

@@ -17,9 +17,12 @@ void ConvolutionLayer::ComputeGroups(const ftensor& input, ftensor& output) cons
   //    is output channel g * out_channels / G + o, its positions in the
   //    column-major order of an output slice. The group's output channels are
   //    consecutive in memory, so write the product straight into them:
-  //    MultiplyInto(columns, kernels_[g], output.slice(first channel).memptr()).
-  // 3. When bias_ is not empty, add bias_[c] to every element of channel c
-  //    (an `#pragma omp parallel for` over the channels pays off on big outputs).
+  //    MultiplyInto(columns, kernels_[g], output.slice(first channel).memptr(),
+  //                 epilogue).
+  // 3. The epilogue adds the bias and applies activation_ to each block of the
+  //    product while it is in the cache: an Epilogue{bias, activation_} whose
+  //    bias points at the group's first output channel's entry of bias_, or is
+  //    nullptr when bias_ is empty.
   // ---- your code begins ----
   const uint32_t groups = params_.groups;
   const uint32_t in_per_group = params_.in_channels / groups;
@@ -28,12 +31,9 @@ void ConvolutionLayer::ComputeGroups(const ftensor& input, ftensor& output) cons
   for (uint32_t g = 0; g < groups; ++g) {
     const Im2ColMatrix columns =
         Im2Col(input, g * in_per_group, in_per_group, params_, out_h, out_w);
-    MultiplyInto(columns, kernels_[g], output.slice(g * out_per_group).memptr());
-  }
-  if (!bias_.empty()) {
-    const int channels = static_cast<int>(params_.out_channels);
-#pragma omp parallel for
-    for (int c = 0; c < channels; ++c) output.slice(c) += bias_[c];
+    const Epilogue epilogue{bias_.empty() ? nullptr : bias_.data() + g * out_per_group,
+                            activation_};
+    MultiplyInto(columns, kernels_[g], output.slice(g * out_per_group).memptr(), epilogue);
   }
   // ---- your code ends ----
 }

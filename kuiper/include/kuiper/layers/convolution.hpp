@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kuiper/layer.hpp"
+#include "kuiper/layers/activation.hpp"
 #include "kuiper/tensor.hpp"
 
 namespace kuiper {
@@ -85,6 +86,14 @@ inline Im2ColMatrix Im2Col(const ftensor& input, uint32_t first_channel, uint32_
   return Im2ColMatrix(input, first_channel, channels, params, out_h, out_w);
 }
 
+// What MultiplyInto does to each block of the product right after computing
+// it, while the block is still in the cache: adds bias[c] to column c (output
+// channel c of the group), then applies the activation. The default does nothing.
+struct Epilogue {
+  const float* bias = nullptr;  // b.n_cols values, or nullptr for no bias
+  Activation activation = Activation::kNone;
+};
+
 // Writes a * b into the column-major a.n_rows x b.n_cols matrix at `product`
 // (for a convolution: into the output channels' own memory), throwing
 // ShapeError when the inner sizes differ. The work is shared among the OpenMP
@@ -94,13 +103,16 @@ inline Im2ColMatrix Im2Col(const ftensor& input, uint32_t first_channel, uint32_
 // positions, 512 output channels). The split depends only on the shapes and
 // the thread count, never on whether the call runs inside a parallel region
 // (batch items already in parallel run their parts one after the other): an
-// image gives bit-identical results alone and inside a batch.
-void MultiplyInto(const arma::fmat& a, const arma::fmat& b, float* product);
+// image gives bit-identical results alone and inside a batch. `epilogue` is
+// applied to every element once.
+void MultiplyInto(const arma::fmat& a, const arma::fmat& b, float* product,
+                  const Epilogue& epilogue = {});
 
 // The same for an im2col matrix: blocks of a's rows are unfolded and multiplied
 // by b one at a time, the blocks shared among the threads; a small image (too
 // few blocks for every thread to get two) is unfolded whole and multiplied as above.
-void MultiplyInto(const Im2ColMatrix& a, const arma::fmat& b, float* product);
+void MultiplyInto(const Im2ColMatrix& a, const arma::fmat& b, float* product,
+                  const Epilogue& epilogue = {});
 
 class ConvolutionLayer : public Layer {
  public:
@@ -119,8 +131,14 @@ class ConvolutionLayer : public Layer {
 
   const ConvParams& params() const { return params_; }
 
+  // The graph fuses a following ReLU or SiLU into the convolution: the
+  // activation is then applied to each block of the output as it is computed.
+  bool FuseActivation(Activation activation) override;
+  Activation activation() const { return activation_; }
+
  private:
   ConvParams params_;
+  Activation activation_ = Activation::kNone;
   // One (in_channels / groups * kernel_h * kernel_w) x (out_channels / groups)
   // matrix per group: column o is the group's output channel o's kernel,
   // flattened row-major (exactly PyTorch's weight memory, read column-major).
