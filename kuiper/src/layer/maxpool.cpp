@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <exception>
 #include <limits>
 
 #include "conv_pool_common.hpp"
@@ -63,38 +64,53 @@ class MaxPoolingLayer : public Layer {
     return static_cast<uint32_t>(std::max<int64_t>(0, needed - (int64_t{in} + 2 * padding)));
   }
 
-  void Pool(const ftensor& input, ftensor& output) const {
-    const uint32_t out_h = output.rows(), out_w = output.cols();
-    const uint32_t extra_h =
-        Overhang(input.rows(), out_h, kernel_[0], stride_[0], padding_[0], dilation_[0]);
-    const uint32_t extra_w =
-        Overhang(input.cols(), out_w, kernel_[1], stride_[1], padding_[1], dilation_[1]);
-    // Pad a copy: the input may be shared with other layers.
-    ftensor padded_copy;
-    const bool pad = padding_[0] || padding_[1] || extra_h || extra_w;
-    if (pad) {
-      padded_copy = input;
-      padded_copy.Padding({padding_[0], padding_[0] + extra_h, padding_[1], padding_[1] + extra_w},
-                          -std::numeric_limits<float>::infinity());
-    }
-    const ftensor& padded = pad ? padded_copy : input;
-#pragma omp parallel for schedule(static) if (!omp_in_parallel())
-    for (uint32_t c = 0; c < padded.channels(); ++c) {
-      const arma::fmat& in = padded.slice(c);
-      arma::fmat& out = output.slice(c);
-      for (uint32_t ox = 0; ox < out_w; ++ox) {
-        for (uint32_t oy = 0; oy < out_h; ++oy) {
-          float best = -std::numeric_limits<float>::infinity();
-          for (uint32_t j = 0; j < kernel_[1]; ++j) {
-            const uint32_t x = ox * stride_[1] + j * dilation_[1];
-            for (uint32_t i = 0; i < kernel_[0]; ++i) {
-              best = std::max(best, in.at(oy * stride_[0] + i * dilation_[0], x));
-            }
+  // Output (oy, ox) of one channel: the maximum over the window at
+  // (oy * stride_h, ox * stride_w) of `in`, already padded.
+  void PoolChannel(const arma::fmat& in, arma::fmat& out) const {
+    for (uint32_t ox = 0; ox < out.n_cols; ++ox) {
+      for (uint32_t oy = 0; oy < out.n_rows; ++oy) {
+        float best = -std::numeric_limits<float>::infinity();
+        for (uint32_t j = 0; j < kernel_[1]; ++j) {
+          const uint32_t x = ox * stride_[1] + j * dilation_[1];
+          for (uint32_t i = 0; i < kernel_[0]; ++i) {
+            best = std::max(best, in.at(oy * stride_[0] + i * dilation_[0], x));
           }
-          out.at(oy, ox) = best;
         }
+        out.at(oy, ox) = best;
       }
     }
+  }
+
+  void Pool(const ftensor& input, ftensor& output) const {
+    const uint32_t extra_h =
+        Overhang(input.rows(), output.rows(), kernel_[0], stride_[0], padding_[0], dilation_[0]);
+    const uint32_t extra_w =
+        Overhang(input.cols(), output.cols(), kernel_[1], stride_[1], padding_[1], dilation_[1]);
+    const bool pad = padding_[0] || padding_[1] || extra_h || extra_w;
+    const std::vector<uint32_t> pads = {padding_[0], padding_[0] + extra_h, padding_[1],
+                                        padding_[1] + extra_w};
+    const int channels = static_cast<int>(input.channels());
+    std::exception_ptr error;
+    // Channel by channel: a padded copy of one channel (the input may be read
+    // by other layers too) is still in the cache when its windows read it.
+#pragma omp parallel for schedule(static) if (!omp_in_parallel())
+    for (int c = 0; c < channels; ++c) {
+      if (!pad) {
+        PoolChannel(input.slice(c), output.slice(c));
+        continue;
+      }
+      // An exception must not leave an OpenMP region: keep the first one.
+      try {
+        ftensor channel(1, input.rows(), input.cols());
+        channel.slice(0) = input.slice(c);
+        channel.Padding(pads, -std::numeric_limits<float>::infinity());
+        PoolChannel(channel.slice(0), output.slice(c));
+      } catch (...) {
+#pragma omp critical(kuiper_maxpool_error)
+        if (!error) error = std::current_exception();
+      }
+    }
+    if (error) std::rethrow_exception(error);
   }
 
   std::array<uint32_t, 2> kernel_, stride_, padding_, dilation_;
