@@ -158,14 +158,19 @@ std::vector<double> NaiveProduct(const arma::fmat& columns, const arma::fmat& ke
   return product;
 }
 
-TEST(MultiplyInto, LargeImageIsUnfoldedBlockByBlock) {
-  // 3x3 kernel over 4 channels of 80x80: 6400 positions of 36 taps, many blocks.
-  ftensor input(4, 80, 80);
-  input.Rand();
+// A 3x3 kernel with padding 1: over 4 channels of 80x80, 6400 positions of 36
+// taps, which MultiplyInto unfolds in many blocks.
+ConvParams SamePadded3x3() {
   ConvParams p;
   p.kernel_h = p.kernel_w = 3;
   p.padding_h = p.padding_w = 1;
-  const Im2ColMatrix columns = Im2Col(input, 0, 4, p, 80, 80);
+  return p;
+}
+
+TEST(MultiplyInto, LargeImageIsUnfoldedBlockByBlock) {
+  ftensor input(4, 80, 80);
+  input.Rand();
+  const Im2ColMatrix columns = Im2Col(input, 0, 4, SamePadded3x3(), 80, 80);
   const arma::fmat kernels(36, 5, arma::fill::randu);
   std::vector<float> product(6400 * 5, -1.f);
   MultiplyInto(columns, kernels, product.data());
@@ -180,10 +185,7 @@ TEST(MultiplyInto, EpilogueAddsEachColumnsBiasThenActivates) {
   // matrix large enough to be unfolded block by block.
   ftensor input(4, 80, 80);
   input.Rand();
-  ConvParams p;
-  p.kernel_h = p.kernel_w = 3;
-  p.padding_h = p.padding_w = 1;
-  const Im2ColMatrix columns = Im2Col(input, 0, 4, p, 80, 80);
+  const Im2ColMatrix columns = Im2Col(input, 0, 4, SamePadded3x3(), 80, 80);
   const arma::fmat whole = columns.ToMatrix();
   arma::fmat kernels(36, 5, arma::fill::randu);
   kernels -= 0.5f;  // products of both signs, so ReLU has work to do
