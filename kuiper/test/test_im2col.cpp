@@ -139,7 +139,8 @@ TEST(Im2Col, FillBlockWritesRowsThatSpanSeveralOutputColumns) {
   columns.FillBlock(first_row, rows, first_col, last_col, block.data());
   for (uint64_t col = first_col; col < last_col; ++col) {
     for (uint64_t r = 0; r < rows; ++r) {
-      ASSERT_EQ(block[(col - first_col) * rows + r], Expected(input, 0, p, out_h, first_row + r, col))
+      ASSERT_EQ(block[(col - first_col) * rows + r],
+                Expected(input, 0, p, out_h, first_row + r, col))
           << "row " << first_row + r << " column " << col;
     }
   }

@@ -11,12 +11,12 @@
 // too. Rounded to float once, at the end, the result is the float nearest the
 // exact SiLU but in rare near-ties (tested: within one ulp), more accurate
 // than x / (1 + std::exp(-x)) in float, which rounds three times.
+#include "kuiper/layers/activation.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <limits>
-
-#include "kuiper/layers/activation.hpp"
 
 namespace kuiper {
 namespace {
@@ -55,14 +55,14 @@ inline float Silu(float x) {
 }  // namespace
 
 // One version per instruction set; the loader picks the widest this CPU has.
-[[gnu::target_clones("default", "avx2", "avx512f")]] void SiluSpan(const float* x, float* y, int64_t n) {
+[[gnu::target_clones("default", "avx2", "avx512f")]] void SiluSpan(const float* x, float* y,
+                                                                   int64_t n) {
 #pragma omp simd
   for (int64_t i = 0; i < n; ++i) y[i] = Silu(x[i]);
 }
 
-[[gnu::target_clones("default", "avx2", "avx512f")]] void AddBiasAndActivate(float* x, int64_t n,
-                                                                           float bias,
-                                                                           Activation activation) {
+[[gnu::target_clones("default", "avx2", "avx512f")]] void AddBiasAndActivate(
+    float* x, int64_t n, float bias, Activation activation) {
   switch (activation) {
     case Activation::kNone:
 #pragma omp simd

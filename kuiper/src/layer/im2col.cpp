@@ -26,8 +26,8 @@ namespace {
 
 // Tap (i, j) of `channel` at output positions (oy, ox), oy in [oy_first, oy_last):
 // one run of an im2col column, written to `run`.
-void FillTapRun(const arma::fmat& channel, const ConvParams& p, uint32_t i, uint32_t j,
-                uint32_t ox, int64_t oy_first, int64_t oy_last, float* run) {
+void FillTapRun(const arma::fmat& channel, const ConvParams& p, uint32_t i, uint32_t j, uint32_t ox,
+                int64_t oy_first, int64_t oy_last, float* run) {
   const int64_t in_h = channel.n_rows, in_w = channel.n_cols;
   const int64_t x = int64_t{ox} * p.stride_w + int64_t{j} * p.dilation_w - p.padding_w;
   if (x < 0 || x >= in_w) {
@@ -116,9 +116,9 @@ Im2ColMatrix::Im2ColMatrix(const ftensor& input, uint32_t first_channel, uint32_
 
 const float* Im2ColMatrix::InPlace() const {
   const ConvParams& p = params_;
-  const bool identity = p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 &&
-                        p.stride_w == 1 && p.padding_h == 0 && p.padding_w == 0 &&
-                        out_h_ == input_.rows() && out_w_ == input_.cols();
+  const bool identity = p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 && p.stride_w == 1 &&
+                        p.padding_h == 0 && p.padding_w == 0 && out_h_ == input_.rows() &&
+                        out_w_ == input_.cols();
   // Channel slices are contiguous in the cube: (H*W) x channels column-major.
   return identity && channels_ > 0 ? input_.slice(first_channel_).memptr() : nullptr;
 }

@@ -57,7 +57,7 @@ TEST(ActivationFusion, FusedConvolutionMatchesConvolutionThenActivation) {
   ConvolutionLayer plain("plain", p, weight, bias), fused("fused", p, weight, bias);
   ASSERT_TRUE(fused.FuseActivation(Activation::kSilu));
   EXPECT_FALSE(fused.FuseActivation(Activation::kRelu));  // one activation only
-  sftensor x = TensorCreate(4, 40, 40);  // 1600 positions: unfolded block by block
+  sftensor x = TensorCreate(4, 40, 40);                   // 1600 positions: unfolded block by block
   x->Rand();
   std::vector<sftensor> expected(1), got(1);
   ASSERT_EQ(plain.Forward({x}, expected), InferStatus::kInferSuccess);

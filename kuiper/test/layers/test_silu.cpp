@@ -64,7 +64,8 @@ TEST(Silu, IsWithinOneUlpOfTheExactValue) {
   for (size_t i = 0; i < values.size(); ++i) {
     const double x = values[i];
     const float exact = static_cast<float>(x / (1.0 + std::exp(-x)));  // in double, then rounded
-    ASSERT_LE(UlpDistance(y[i], exact), 1) << "x = " << values[i] << ": " << y[i] << " vs " << exact;
+    ASSERT_LE(UlpDistance(y[i], exact), 1)
+        << "x = " << values[i] << ": " << y[i] << " vs " << exact;
   }
 }
 
@@ -74,8 +75,8 @@ TEST(Silu, SpecialValuesFollowTheFormula) {
       SiluOf({0.f, kInf, 1e30f, -1e30f, -kInf, std::numeric_limits<float>::quiet_NaN()});
   EXPECT_EQ(y[0], 0.f);
   EXPECT_EQ(y[1], kInf);
-  EXPECT_EQ(y[2], 1e30f);                      // e^-x = 0
-  EXPECT_EQ(y[3], 0.f);                        // -1e30 / (1 + e^1e30) = -0
+  EXPECT_EQ(y[2], 1e30f);  // e^-x = 0
+  EXPECT_EQ(y[3], 0.f);    // -1e30 / (1 + e^1e30) = -0
   EXPECT_TRUE(std::signbit(y[3]));
   EXPECT_TRUE(std::isnan(y[4]));  // -inf / inf, as in PyTorch
   EXPECT_TRUE(std::isnan(y[5]));
