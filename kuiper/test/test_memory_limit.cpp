@@ -127,6 +127,40 @@ TEST(MemoryLimitGraph, ALargerBatchInForwardIsCheckedBeforeAllocating) {
   ExpectMentions(message, "would take 1440 bytes");
 }
 
+// A batch of `n` items of relu_2x3x4x5's input shape, each filled with `value`.
+std::vector<sftensor> ReluBatch(int n, float value) {
+  std::vector<sftensor> batch;
+  for (int i = 0; i < n; ++i) {
+    batch.push_back(TensorCreate({3, 4, 5}));
+    batch.back()->Fill(value);
+  }
+  return batch;
+}
+
+TEST(MemoryLimitGraph, ARefusedLargerBatchLeavesTheGraphsBuffersAsTheyWere) {
+  const MemoryLimitScope limit(960);
+  RuntimeGraph graph(kLimits + "relu_2x3x4x5.pnnx.param", "");
+  graph.InitTopology();
+  graph.Build();
+  graph.Forward(ReluBatch(2, 1.f));
+  const std::vector<sftensor> inputs = graph.input_operators()[0]->output_operand->datas;
+  const std::vector<sftensor> outputs = graph.FindOperator("relu")->output_operand->datas;
+  EXPECT_THROW(graph.Forward(ReluBatch(3, 1.f)), ResourceError);
+  EXPECT_EQ(graph.input_operators()[0]->output_operand->datas, inputs);
+  EXPECT_EQ(graph.FindOperator("relu")->output_operand->datas, outputs);
+}
+
+TEST(MemoryLimitGraph, AfterARefusedLargerBatchTheOldBatchStillRuns) {
+  const MemoryLimitScope limit(960);
+  RuntimeGraph graph(kLimits + "relu_2x3x4x5.pnnx.param", "");
+  graph.InitTopology();
+  graph.Build();
+  EXPECT_THROW(graph.Forward(ReluBatch(3, 1.f)), ResourceError);
+  const std::vector<sftensor> out = graph.Forward(ReluBatch(2, -2.f));
+  ASSERT_EQ(out.size(), 2u);
+  for (const sftensor& item : out) EXPECT_EQ(item->values(), std::vector<float>(60, 0.f));
+}
+
 // (1,3,100000,100000)f32 is 120,000,000,000 bytes: the default limit refuses
 // the input operand itself.
 TEST(MemoryLimitGraph, HugeAnnotatedOperandIsRefusedByTheDefaultLimit) {
