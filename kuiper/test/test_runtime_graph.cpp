@@ -71,6 +71,42 @@ TEST(RuntimeGraph, ResNet18HasTheExpectedOperatorCounts) {
   EXPECT_EQ(counts["nn.BatchNorm2d"], 0);
 }
 
+// A linear weight declared (2,3)f32, holding `bytes` bytes.
+RuntimeOperator LinearWithWeightBytes(size_t bytes) {
+  RuntimeOperator op;
+  op.type = "nn.Linear";
+  op.name = "linear";
+  RuntimeAttribute& weight = op.attribute["weight"];
+  weight.type = pnnx::DataType::kF32;
+  weight.shape = {2, 3};
+  weight.data.assign(bytes, 0);
+  return op;
+}
+
+TEST(RuntimeOperator, AttributeHoldingItsDeclaredBytesIsGiven) {
+  const RuntimeOperator op = LinearWithWeightBytes(24);
+  EXPECT_EQ(op.attr("weight").data.size(), 24u);
+}
+
+// A graph loaded without its .pnnx.bin: the layers read past the empty data
+// (a segmentation fault in nn.Linear, found by fuzz/pnnx_param_fuzzer.cpp).
+TEST(RuntimeOperator, AttributeWithoutItsDataIsALayerErrorNamingIt) {
+  const RuntimeOperator op = LinearWithWeightBytes(0);
+  try {
+    op.attr("weight");
+    FAIL() << "no LayerError";
+  } catch (const LayerError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "operator 'linear' (nn.Linear): attribute 'weight' of shape (2,3) f32 holds 0 "
+              "bytes, expected 24 (is the .pnnx.bin loaded?)");
+  }
+}
+
+TEST(RuntimeOperator, AttributeWithTooManyBytesIsALayerError) {
+  const RuntimeOperator op = LinearWithWeightBytes(28);
+  EXPECT_THROW(op.attr("weight"), LayerError);
+}
+
 TEST(RuntimeGraph, DepthFirstOrderReportsACycle) {
   RuntimeGraph graph(kSource + "/kuiper/test/data/graph/cycle_only.pnnx.param", "");
   graph.InitTopology();
