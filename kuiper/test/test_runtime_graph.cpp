@@ -1,9 +1,12 @@
 // Core tests of RuntimeGraph that need no lab: loading the topology, the
 // depth-first order, and what Build and Forward report.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <map>
+#include <numeric>
 #include <string>
+#include <vector>
 
 #include "kuiper/error.hpp"
 #include "kuiper/graph.hpp"
@@ -26,6 +29,21 @@ void ExpectValidOrder(const RuntimeGraph& graph, const std::vector<RuntimeOperat
                                                               << consumer->name;
     }
   }
+}
+
+// pnnx.Input, `length` nn.ReLU operators one after another, pnnx.Output.
+pnnx::Graph Chain(int length) {
+  std::string text = fmt::format("7767517\n{} {}\npnnx.Input in 0 1 0\n", length + 2, length + 1);
+  for (int i = 0; i < length; ++i) text += fmt::format("nn.ReLU relu{} 1 1 {} {}\n", i, i, i + 1);
+  text += fmt::format("pnnx.Output out 1 0 {}\n", length);
+  return pnnx::ParseParam(text, "chain.pnnx.param");
+}
+
+// The operators' file positions in `order`.
+std::vector<int> Indices(const std::vector<RuntimeOperator*>& order) {
+  std::vector<int> indices;
+  for (const RuntimeOperator* op : order) indices.push_back(op->index);
+  return indices;
 }
 
 class ModelTopology : public ::testing::TestWithParam<std::string> {};
@@ -159,6 +177,16 @@ TEST(LayerRegisterer, UnknownTypeNamesTypeAndOperator) {
     EXPECT_NE(what.find("'mystery'"), std::string::npos) << what;
     EXPECT_NE(what.find("'nn.DoesNotExist'"), std::string::npos) << what;
   }
+}
+
+// The depth-first search keeps its own stack: recursing once per operator, it
+// would need 100002 frames here.
+TEST(RuntimeGraph, ReverseTopoOrdersAChainOfAHundredThousandOperators) {
+  RuntimeGraph graph(Chain(100000), "chain.pnnx.param");
+  graph.InitTopology();
+  std::vector<int> file_order(100002);
+  std::iota(file_order.begin(), file_order.end(), 0);
+  EXPECT_EQ(Indices(graph.ReverseTopo()), file_order);
 }
 
 }  // namespace
