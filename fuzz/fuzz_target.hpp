@@ -14,6 +14,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
 namespace kuiper::fuzz {
 
+// The memory limit (kuiper/memory_limit.hpp) while a graph target runs: what a
+// fuzzed model may declare stays far below libFuzzer's -rss_limit_mb=2048, so
+// a model the limit lets through and that still exhausts memory is a finding.
+inline constexpr uint64_t kMemoryLimit = uint64_t{64} << 20;
+
 // Runs `read` on the input as text (the readers take bytes as a string_view).
 template <typename Read>
 int ReadOrReject(const uint8_t* data, size_t size, Read read) {

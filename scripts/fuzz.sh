@@ -27,8 +27,10 @@ for arg in "$@"; do
 done
 target=${args[0]:-all} seconds=${args[1]:-60}
 
-# The longest input each reader is fed: room for every seed, small enough to stay fast.
-declare -A MAX_LEN=([pnnx_param]=8192 [pnnx_bin]=4096 [expression]=2048 [npy]=4096 [onnx]=8192)
+# The longest input each reader is fed: room for every seed (the largest,
+# resnet18.pnnx.param, is 8960 bytes), small enough to stay fast. Checked below:
+# libFuzzer would silently cut a longer seed short.
+declare -A MAX_LEN=([pnnx_param]=16384 [pnnx_bin]=4096 [expression]=2048 [npy]=4096 [onnx]=8192)
 if [[ $target == all ]]; then
   targets=(pnnx_param pnnx_bin expression npy onnx)
 elif [[ -n ${MAX_LEN[$target]:-} ]]; then
@@ -38,6 +40,14 @@ else
   exit 2
 fi
 [[ $seconds =~ ^[0-9]+$ ]] || { echo "scripts/fuzz.sh: SECONDS must be a number" >&2; exit 2; }
+
+for t in "${targets[@]}"; do
+  too_long=$(find fuzz/corpus/"$t" -type f -size +"${MAX_LEN[$t]}"c)
+  if [[ -n $too_long ]]; then
+    echo "scripts/fuzz.sh: seeds longer than -max_len=${MAX_LEN[$t]}: $too_long" >&2
+    exit 2
+  fi
+done
 
 PACKAGES+=(clang-14 libclang-rt-14-dev libomp-14-dev)
 if [[ $build -eq 1 ]]; then

@@ -1,10 +1,13 @@
 // course4_topo: RuntimeGraph::KahnTopoSort orders operators so that every
 // producer runs before its consumers, deterministically, and reports cycles.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <map>
+#include <numeric>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "kuiper/error.hpp"
 #include "kuiper/graph.hpp"
@@ -34,6 +37,21 @@ void ExpectValidOrder(const RuntimeGraph& graph, const std::vector<RuntimeOperat
           << op->name << " must come before its consumer " << consumer->name;
     }
   }
+}
+
+// pnnx.Input, `length` nn.ReLU operators one after another, pnnx.Output.
+pnnx::Graph Chain(int length) {
+  std::string text = fmt::format("7767517\n{} {}\npnnx.Input in 0 1 0\n", length + 2, length + 1);
+  for (int i = 0; i < length; ++i) text += fmt::format("nn.ReLU relu{} 1 1 {} {}\n", i, i, i + 1);
+  text += fmt::format("pnnx.Output out 1 0 {}\n", length);
+  return pnnx::ParseParam(text, "chain.pnnx.param");
+}
+
+// The operators' file positions in `order`.
+std::vector<int> Indices(const std::vector<RuntimeOperator*>& order) {
+  std::vector<int> indices;
+  for (const RuntimeOperator* op : order) indices.push_back(op->index);
+  return indices;
 }
 
 class ModelGraphs : public ::testing::TestWithParam<std::string> {};
@@ -119,6 +137,16 @@ TEST(KahnTopoSort, AgreesWithTheDepthFirstOrderOnValidity) {
   ExpectValidOrder(graph, dfs);
   EXPECT_EQ(std::set<RuntimeOperator*>(kahn.begin(), kahn.end()),
             std::set<RuntimeOperator*>(dfs.begin(), dfs.end()));
+}
+
+// A long chain must not overflow the stack (a recursive search would need
+// one frame per operator).
+TEST(KahnTopoSort, OrdersAChainOfAHundredThousandOperators) {
+  RuntimeGraph graph(Chain(100000), "chain.pnnx.param");
+  graph.InitTopology();
+  std::vector<int> file_order(100002);
+  std::iota(file_order.begin(), file_order.end(), 0);
+  EXPECT_EQ(Indices(graph.KahnTopoSort()), file_order);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "kuiper/error.hpp"
+#include "kuiper/memory_limit.hpp"
 
 namespace kuiper::app {
 
@@ -61,6 +62,11 @@ cv::Mat LoadRgbImage(const std::string& path) {
   if (bgr.empty()) {
     throw Error(fmt::format("'{}' is not an image OpenCV can read (PNG, JPEG, BMP, ...)", path));
   }
+  // A small file can decode to a huge image, and ToUnitFloat copies it into
+  // three floats per pixel.
+  const uint64_t pixels = static_cast<uint64_t>(bgr.rows) * static_cast<uint64_t>(bgr.cols);
+  CheckMemory(SaturatingMultiply(pixels, 3 * sizeof(float)),
+              fmt::format("image '{}' ({}x{}) as float32", path, bgr.cols, bgr.rows));
   cv::Mat rgb;
   cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
   return rgb;

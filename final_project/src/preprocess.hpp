@@ -12,7 +12,8 @@
 namespace kuiper::app {
 
 // Reads an image file as 8-bit RGB (OpenCV decodes to BGR; we swap once here).
-// Throws kuiper::Error naming the file when it is missing or not an image.
+// Throws kuiper::Error naming the file when it is missing or not an image, and
+// ResourceError when its float copy (ToUnitFloat) would exceed the memory limit.
 cv::Mat LoadRgbImage(const std::string& path);
 
 // torchvision's Resize(resize) + CenterCrop(crop) on an RGB float image in

@@ -503,6 +503,32 @@ TEST(CliBadInput, HugeDeclaredInputIsRefusedByTheDefaultLimit) {
   ExpectOneErrorLine(o, "operand '0' (1,3,100000,100000), output of 'input' (pnnx.Input)");
 }
 
+// @weight=(40000,30000)f32 is 4,800,000,000 bytes; the .pnnx.bin is empty, so
+// the weight is refused before it is looked for.
+TEST(CliBadInput, HugeDeclaredWeightIsRefusedByTheDefaultLimit) {
+  const std::string param = TempPath("huge_weight.pnnx.param");
+  std::filesystem::copy_file(kRoot + "/kuiper/test/data/limits/huge_weight.pnnx.param", param,
+                             std::filesystem::copy_options::overwrite_existing);
+  WriteTemp("huge_weight.pnnx.bin", std::string("PK\x05\x06", 4) + std::string(18, '\0'));
+  const Outcome o = Kuiper("bench " + param);
+  EXPECT_EQ(o.status, 1);
+  ExpectOneErrorLine(o,
+                     "huge_weight.pnnx.bin: entry 'linear.weight' (attribute @weight of operator "
+                     "'linear' on param line 4): the weights up to this entry would take "
+                     "4800000000 bytes (4.47 GiB), more than the memory limit of 4294967296 bytes "
+                     "(4.00 GiB) (raise it with --max-memory)");
+}
+
+// shapes.png is 640x480: 307200 pixels of three floats, 3686400 bytes.
+TEST(CliBadInput, ImageOverMaxMemoryIsOneErrorLineNamingTheImage) {
+  const Outcome o = Kuiper("classify " + kImage + " --max-memory 1M");
+  EXPECT_EQ(o.status, 1);
+  ExpectOneErrorLine(o, "image '" + kImage +
+                            "' (640x480) as float32 would take 3686400 bytes (0.00 GiB), more "
+                            "than the memory limit of 1048576 bytes (0.00 GiB) (raise it with "
+                            "--max-memory)");
+}
+
 TEST(CliBadInput, NegativeMaxMemoryIsAUsageError) {
   const Outcome o = Kuiper("graph " + kFixtures + "tiny_net.pnnx.param --max-memory -1");
   EXPECT_EQ(o.status, 2);

@@ -8,6 +8,7 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include "kuiper/error.hpp"
+#include "kuiper/memory_limit.hpp"
 #include "kuiper/npy.hpp"
 #include "metrics.hpp"
 #include "preprocess.hpp"
@@ -137,6 +138,25 @@ TEST(LoadRgbImage, FileThatIsNotAnImageThrows) {
   const std::string path = TempPath("not_an_image.png");
   std::ofstream(path) << "hello";
   EXPECT_THROW(LoadRgbImage(path), Error);
+}
+
+// tiny.png is 37x23: 851 pixels of three floats, 10212 bytes.
+TEST(LoadRgbImage, ImageWhoseFloatCopyIsExactlyTheLimitLoads) {
+  const MemoryLimitScope limit(10212);
+  EXPECT_EQ(LoadRgbImage(kData + "tiny.png").size(), cv::Size(37, 23));
+}
+
+TEST(LoadRgbImage, ImageWhoseFloatCopyExceedsTheLimitIsRefusedNamingIt) {
+  const MemoryLimitScope limit(10211);
+  try {
+    LoadRgbImage(kData + "tiny.png");
+    FAIL() << "expected kuiper::ResourceError";
+  } catch (const ResourceError& e) {
+    EXPECT_EQ(std::string(e.what()), "image '" + kData +
+                                         "tiny.png' (37x23) as float32 would take 10212 bytes "
+                                         "(0.00 GiB), more than the memory limit of 10211 bytes "
+                                         "(0.00 GiB)");
+  }
 }
 
 }  // namespace

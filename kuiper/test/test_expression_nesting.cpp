@@ -22,6 +22,15 @@ std::string LeftNestedAdds(int depth) {
   return text;
 }
 
+// add(@0,add(@0,add(@0,@0))) with `depth` adds: the nesting is in the second
+// argument, so the parser reads an operand at every level on the way down.
+std::string RightNestedAdds(int depth) {
+  std::string text;
+  for (int i = 0; i < depth; ++i) text += "add(@0,";
+  text += "@0";
+  return text + std::string(depth, ')');
+}
+
 // ((((@0)))): brackets around an expression are not part of the grammar.
 std::string NestedBrackets(int depth) {
   return std::string(depth, '(') + "@0" + std::string(depth, ')');
@@ -44,6 +53,21 @@ TEST(ExpressionNesting, LeftNestedAddsAHundredThousandDeepAreAParseError) {
   // The first word too deep: the add( at level kMaxDepth + 1, 4 characters each.
   EXPECT_NE(message.find(": position 1024: "), std::string::npos)
       << message.substr(message.size() - 200);
+}
+
+TEST(ExpressionNesting, RightNestedAddsAHundredThousandDeepAreAParseError) {
+  const std::string message = ParseErrorOf(RightNestedAdds(100000));
+  ASSERT_FALSE(message.empty()) << "no ParseError";
+  // The first word too deep: the @0 inside the kMaxDepth-th add(, after
+  // kMaxDepth - 1 "add(@0," of 7 characters each and "add(".
+  EXPECT_NE(message.find(": position 1789: the expression nests deeper than 256 levels"),
+            std::string::npos)
+      << message.substr(message.size() - 200);
+}
+
+// kMaxDepth - 1 adds nest kMaxDepth levels deep, the deepest operands included.
+TEST(ExpressionNesting, RightNestedAddsJustWithinTheLimitParse) {
+  EXPECT_TRUE(ParseErrorOf(RightNestedAdds(ExpressionParser::kMaxDepth - 1)).empty());
 }
 
 TEST(ExpressionNesting, BracketsAHundredThousandDeepAreAParseErrorAtTheFirst) {

@@ -166,20 +166,5 @@ TEST(ExpressionErrors, OperandOutOfRange) {
   EXPECT_EQ(ErrorPosition("add(@0,@99999999999)"), 7);  // does not fit an int
 }
 
-std::string Nested(int depth) {
-  std::string text;
-  for (int i = 0; i < depth; ++i) text += "add(@0,";
-  text += "@0";
-  for (int i = 0; i < depth; ++i) text += ")";
-  return text;
-}
-
-TEST(ExpressionErrors, DeepNestingIsRejectedNotOverflowed) {
-  EXPECT_EQ(ErrorPosition(Nested(ExpressionParser::kMaxDepth - 1)), -1);
-  const int position = ErrorPosition(Nested(100000));
-  // The first node one level too deep: the @0 inside the kMaxDepth-th add(.
-  EXPECT_EQ(position, 7 * (ExpressionParser::kMaxDepth - 1) + 4);
-}
-
 }  // namespace
 }  // namespace kuiper

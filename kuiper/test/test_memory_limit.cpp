@@ -127,6 +127,40 @@ TEST(MemoryLimitGraph, ALargerBatchInForwardIsCheckedBeforeAllocating) {
   ExpectMentions(message, "would take 1440 bytes");
 }
 
+// A batch of `n` items of relu_2x3x4x5's input shape, each filled with `value`.
+std::vector<sftensor> ReluBatch(int n, float value) {
+  std::vector<sftensor> batch;
+  for (int i = 0; i < n; ++i) {
+    batch.push_back(TensorCreate({3, 4, 5}));
+    batch.back()->Fill(value);
+  }
+  return batch;
+}
+
+TEST(MemoryLimitGraph, ARefusedLargerBatchLeavesTheGraphsBuffersAsTheyWere) {
+  const MemoryLimitScope limit(960);
+  RuntimeGraph graph(kLimits + "relu_2x3x4x5.pnnx.param", "");
+  graph.InitTopology();
+  graph.Build();
+  graph.Forward(ReluBatch(2, 1.f));
+  const std::vector<sftensor> inputs = graph.input_operators()[0]->output_operand->datas;
+  const std::vector<sftensor> outputs = graph.FindOperator("relu")->output_operand->datas;
+  EXPECT_THROW(graph.Forward(ReluBatch(3, 1.f)), ResourceError);
+  EXPECT_EQ(graph.input_operators()[0]->output_operand->datas, inputs);
+  EXPECT_EQ(graph.FindOperator("relu")->output_operand->datas, outputs);
+}
+
+TEST(MemoryLimitGraph, AfterARefusedLargerBatchTheOldBatchStillRuns) {
+  const MemoryLimitScope limit(960);
+  RuntimeGraph graph(kLimits + "relu_2x3x4x5.pnnx.param", "");
+  graph.InitTopology();
+  graph.Build();
+  EXPECT_THROW(graph.Forward(ReluBatch(3, 1.f)), ResourceError);
+  const std::vector<sftensor> out = graph.Forward(ReluBatch(2, -2.f));
+  ASSERT_EQ(out.size(), 2u);
+  for (const sftensor& item : out) EXPECT_EQ(item->values(), std::vector<float>(60, 0.f));
+}
+
 // (1,3,100000,100000)f32 is 120,000,000,000 bytes: the default limit refuses
 // the input operand itself.
 TEST(MemoryLimitGraph, HugeAnnotatedOperandIsRefusedByTheDefaultLimit) {
@@ -141,15 +175,18 @@ TEST(MemoryLimitGraph, HugeAnnotatedOperandIsRefusedByTheDefaultLimit) {
 // ---- PNNX attributes: the weights in the .bin, before reading an entry ----
 
 // linear.pnnx.param: @bias=(2)f32 (8 bytes) then @weight=(2,3)f32 (24 bytes).
+// The .pnnx.param (299 bytes) is read before the limit is lowered: only the
+// weights count here.
 TEST(MemoryLimitBin, WeightsExactlyAtTheLimitLoad) {
+  pnnx::Graph graph = pnnx::LoadParam(kPnnx + "linear.pnnx.param");
   const MemoryLimitScope limit(32);
-  const pnnx::Graph graph = pnnx::Load(kPnnx + "linear.pnnx.param", kPnnx + "pnnx_zip64.pnnx.bin");
+  pnnx::LoadBin(graph, kPnnx + "pnnx_zip64.pnnx.bin");
   EXPECT_EQ(graph.operators.at(1).attrs.at("weight").data.size(), 24u);
 }
 
 TEST(MemoryLimitBin, OneByteLessNamesTheEntryThatCrossesIt) {
-  const MemoryLimitScope limit(31);
   pnnx::Graph graph = pnnx::LoadParam(kPnnx + "linear.pnnx.param");
+  const MemoryLimitScope limit(31);
   const std::string bin = kPnnx + "pnnx_zip64.pnnx.bin";
   const std::string message = ResourceErrorOf([&] { pnnx::LoadBin(graph, bin); });
   ExpectMentions(message, bin + ": entry 'linear.weight'");
@@ -166,6 +203,25 @@ TEST(MemoryLimitBin, HugeDeclaredWeightIsRefusedBeforeLookingForIt) {
   ExpectMentions(message, "entry 'linear.weight'");
   ExpectMentions(message, "would take 4800000000 bytes");
   ExpectMentions(message, "memory limit of 4294967296 bytes");
+}
+
+// ---- .pnnx.param: the file's size, before it is read ----
+
+// linear.pnnx.param is 299 bytes.
+TEST(MemoryLimitParam, FileExactlyAtTheLimitLoads) {
+  const std::string path = kPnnx + "linear.pnnx.param";
+  ASSERT_EQ(std::filesystem::file_size(path), 299u);
+  const MemoryLimitScope limit(299);
+  EXPECT_EQ(pnnx::LoadParam(path).operators.size(), 3u);
+}
+
+TEST(MemoryLimitParam, FileOneByteOverTheLimitIsRefusedBeforeReading) {
+  const std::string path = kPnnx + "linear.pnnx.param";
+  const MemoryLimitScope limit(298);
+  EXPECT_EQ(ResourceErrorOf([&] { pnnx::LoadParam(path); }),
+            path +
+                ": reading the whole file would take 299 bytes (0.00 GiB), more than the "
+                "memory limit of 298 bytes (0.00 GiB)");
 }
 
 // ---- .npy: the file's size and its values as float32 ----

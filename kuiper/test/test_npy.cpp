@@ -75,7 +75,9 @@ TEST(Npy, RankOneOrFiveIsNotABatch) {
 }
 
 void ExpectParseError(const std::string& bytes, const std::string& expected_words) {
-  const std::string path = kScratch + "bad.npy";
+  // Named after the test: ctest runs the tests of this file in parallel.
+  const std::string path =
+      kScratch + ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".npy";
   std::ofstream(path, std::ios::binary) << bytes;
   try {
     LoadNpy(path);

@@ -1,9 +1,12 @@
 // Core tests of RuntimeGraph that need no lab: loading the topology, the
 // depth-first order, and what Build and Forward report.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <map>
+#include <numeric>
 #include <string>
+#include <vector>
 
 #include "kuiper/error.hpp"
 #include "kuiper/graph.hpp"
@@ -26,6 +29,21 @@ void ExpectValidOrder(const RuntimeGraph& graph, const std::vector<RuntimeOperat
                                                               << consumer->name;
     }
   }
+}
+
+// pnnx.Input, `length` nn.ReLU operators one after another, pnnx.Output.
+pnnx::Graph Chain(int length) {
+  std::string text = fmt::format("7767517\n{} {}\npnnx.Input in 0 1 0\n", length + 2, length + 1);
+  for (int i = 0; i < length; ++i) text += fmt::format("nn.ReLU relu{} 1 1 {} {}\n", i, i, i + 1);
+  text += fmt::format("pnnx.Output out 1 0 {}\n", length);
+  return pnnx::ParseParam(text, "chain.pnnx.param");
+}
+
+// The operators' file positions in `order`.
+std::vector<int> Indices(const std::vector<RuntimeOperator*>& order) {
+  std::vector<int> indices;
+  for (const RuntimeOperator* op : order) indices.push_back(op->index);
+  return indices;
 }
 
 class ModelTopology : public ::testing::TestWithParam<std::string> {};
@@ -69,6 +87,42 @@ TEST(RuntimeGraph, ResNet18HasTheExpectedOperatorCounts) {
   EXPECT_EQ(counts["pnnx.Expression"], 8);
   EXPECT_EQ(counts["nn.Linear"], 1);
   EXPECT_EQ(counts["nn.BatchNorm2d"], 0);
+}
+
+// A linear weight declared (2,3)f32, holding `bytes` bytes.
+RuntimeOperator LinearWithWeightBytes(size_t bytes) {
+  RuntimeOperator op;
+  op.type = "nn.Linear";
+  op.name = "linear";
+  RuntimeAttribute& weight = op.attribute["weight"];
+  weight.type = pnnx::DataType::kF32;
+  weight.shape = {2, 3};
+  weight.data.assign(bytes, 0);
+  return op;
+}
+
+TEST(RuntimeOperator, AttributeHoldingItsDeclaredBytesIsGiven) {
+  const RuntimeOperator op = LinearWithWeightBytes(24);
+  EXPECT_EQ(op.attr("weight").data.size(), 24u);
+}
+
+// A graph loaded without its .pnnx.bin: the layers read past the empty data
+// (a segmentation fault in nn.Linear, found by fuzz/pnnx_param_fuzzer.cpp).
+TEST(RuntimeOperator, AttributeWithoutItsDataIsALayerErrorNamingIt) {
+  const RuntimeOperator op = LinearWithWeightBytes(0);
+  try {
+    op.attr("weight");
+    FAIL() << "no LayerError";
+  } catch (const LayerError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "operator 'linear' (nn.Linear): attribute 'weight' of shape (2,3) f32 holds 0 "
+              "bytes, expected 24 (is the .pnnx.bin loaded?)");
+  }
+}
+
+TEST(RuntimeOperator, AttributeWithTooManyBytesIsALayerError) {
+  const RuntimeOperator op = LinearWithWeightBytes(28);
+  EXPECT_THROW(op.attr("weight"), LayerError);
 }
 
 TEST(RuntimeGraph, DepthFirstOrderReportsACycle) {
@@ -123,6 +177,16 @@ TEST(LayerRegisterer, UnknownTypeNamesTypeAndOperator) {
     EXPECT_NE(what.find("'mystery'"), std::string::npos) << what;
     EXPECT_NE(what.find("'nn.DoesNotExist'"), std::string::npos) << what;
   }
+}
+
+// The depth-first search keeps its own stack: recursing once per operator, it
+// would need 100002 frames here.
+TEST(RuntimeGraph, ReverseTopoOrdersAChainOfAHundredThousandOperators) {
+  RuntimeGraph graph(Chain(100000), "chain.pnnx.param");
+  graph.InitTopology();
+  std::vector<int> file_order(100002);
+  std::iota(file_order.begin(), file_order.end(), 0);
+  EXPECT_EQ(Indices(graph.ReverseTopo()), file_order);
 }
 
 }  // namespace

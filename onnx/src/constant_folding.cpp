@@ -4,15 +4,35 @@
 // torch.onnx.export leaves such chains behind for tensors it computes from
 // shapes, such as YOLOv5's grid of cell indices (arange, meshgrid, stack):
 // folded, the grid is one constant the Detect-head recognition can check.
+#include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "converter.hpp"
+#include "kuiper/memory_limit.hpp"
 
 namespace kuiper::onnx_import {
 namespace {
 
+// Exact for any part of a shape ShapeProblem accepts.
 int64_t Count(Shape::const_iterator begin, Shape::const_iterator end) {
   return std::accumulate(begin, end, int64_t{1}, std::multiplies<>());
+}
+
+// Why the folding cannot compute with `shape`, or "": a negative dim, or dims
+// whose product does not fit in int64. A 0 counts as 1 here, because the
+// index arithmetic multiplies parts of a shape, and the part after a 0 can
+// overflow although the whole product is 0.
+std::string ShapeProblem(const Shape& shape) {
+  int64_t product = 1;
+  for (int64_t dim : shape) {
+    if (dim < 0) return fmt::format("shape {} has a negative dim", ShapeText(shape));
+    if (dim > std::numeric_limits<int64_t>::max() / product) {
+      return fmt::format("shape {} has more elements than an int64 counts", ShapeText(shape));
+    }
+    product *= std::max<int64_t>(dim, 1);
+  }
+  return "";
 }
 
 // Where an output element comes from: input `input`, row-major index `index`.
@@ -21,10 +41,22 @@ struct Source {
   int64_t index;
 };
 
-// NumPy broadcasting of `in` to `out`: a dimension of size 1 repeats.
-std::vector<Source> ExpandSources(const Shape& in, const Shape& out) {
-  std::vector<Source> sources(Count(out.begin(), out.end()));
+// While a node is folded, each output element takes its Source, its gathered
+// value and the value's copy in the folded tensor (int64 or float).
+constexpr uint64_t kFoldBytesPerElement = sizeof(Source) + 2 * sizeof(int64_t);
+
+// NumPy broadcasting of `in` to `out`: a dimension of size 1 repeats. Returns
+// why `in` does not broadcast to `out`, or "" and the sources.
+std::string ExpandSources(const Shape& in, const Shape& out, std::vector<Source>& sources) {
+  if (in.size() > out.size()) return "the input has a higher rank than the output";
   const size_t lead = out.size() - in.size();
+  for (size_t d = lead; d < out.size(); ++d) {
+    if (in[d - lead] != 1 && in[d - lead] != out[d]) {
+      return fmt::format("input shape {} does not broadcast to output shape {}", ShapeText(in),
+                         ShapeText(out));
+    }
+  }
+  sources.resize(Count(out.begin(), out.end()));
   for (size_t flat = 0; flat < sources.size(); ++flat) {
     int64_t rest = static_cast<int64_t>(flat), index = 0, stride = 1;
     for (size_t d = out.size(); d-- > lead;) {
@@ -36,21 +68,42 @@ std::vector<Source> ExpandSources(const Shape& in, const Shape& out) {
     }
     sources[flat] = {0, index};
   }
-  return sources;
+  return "";
 }
 
 // Concatenation along `axis`: for each index before the axis, every input's
-// block in turn.
-std::vector<Source> ConcatSources(const std::vector<Shape>& inputs, size_t axis) {
-  std::vector<Source> sources;
-  const int64_t outer = Count(inputs[0].begin(), inputs[0].begin() + axis);
+// block in turn. Returns why `inputs` do not concatenate to `out`, or "" and
+// the sources.
+std::string ConcatSources(const std::vector<Shape>& inputs, int64_t axis, const Shape& out,
+                          std::vector<Source>& sources) {
+  const int64_t rank = static_cast<int64_t>(out.size());
+  if (axis < -rank || axis >= rank) {
+    return fmt::format("axis {} is out of range for rank {}", axis, rank);
+  }
+  if (axis < 0) axis += rank;
+  int64_t along = 0;  // the inputs' sizes along the axis, added up
+  for (const Shape& in : inputs) {
+    bool fits = in.size() == out.size();
+    for (int64_t d = 0; fits && d < rank; ++d) fits = d == axis || in[d] == out[d];
+    if (!fits) {
+      return fmt::format("input shape {} does not fit output shape {} along axis {}", ShapeText(in),
+                         ShapeText(out), axis);
+    }
+    along += in[axis];
+  }
+  if (along != out[axis]) {
+    return fmt::format("the inputs add up to {} along axis {}, the output has {}", along, axis,
+                       out[axis]);
+  }
+  const int64_t outer = Count(out.begin(), out.begin() + axis);
+  sources.reserve(Count(out.begin(), out.end()));
   for (int64_t o = 0; o < outer; ++o) {
     for (size_t k = 0; k < inputs.size(); ++k) {
       const int64_t block = Count(inputs[k].begin() + axis, inputs[k].end());
       for (int64_t i = 0; i < block; ++i) sources.push_back({static_cast<int>(k), o * block + i});
     }
   }
-  return sources;
+  return "";
 }
 
 template <typename T>
@@ -67,6 +120,7 @@ std::vector<T> Gather(const std::vector<std::vector<T>>& inputs,
 void Converter::FoldConstants() {
   static const std::set<std::string> foldable = {"Cast", "Concat", "Expand", "Reshape",
                                                  "Unsqueeze"};
+  uint64_t folded_bytes = 0;  // of the nodes folded so far, for the memory limit
   for (const onnx::NodeProto& node : model_.graph().node()) {
     const bool standard = node.domain().empty() || node.domain() == "ai.onnx";
     if (!standard || !foldable.count(node.op_type()) || node.output_size() != 1) continue;
@@ -97,40 +151,59 @@ void Converter::FoldConstants() {
         (node.op_type() == "Cast" && !cast_to_float)) {
       continue;
     }
-    std::vector<Source> sources;
-    if (node.op_type() == "Concat") {
-      int64_t axis = AttributeInt(node, "axis", 0);
-      if (axis < 0) axis += static_cast<int64_t>(out_shape.size());
-      sources = ConcatSources(shapes, static_cast<size_t>(axis));
-    } else if (node.op_type() == "Expand") {
-      sources = ExpandSources(shapes[0], out_shape);
-    } else {  // Reshape, Unsqueeze, Cast: the same values, row-major order kept
-      sources.resize(Count(shapes[0].begin(), shapes[0].end()));
-      for (size_t i = 0; i < sources.size(); ++i) sources[i] = {0, static_cast<int64_t>(i)};
+    // The shapes are checked before any arithmetic on them, and the output's
+    // size against the memory limit before it is allocated: a model may
+    // declare any output shape (found by an audit of the importer).
+    const auto check = [&](const Shape& shape) {
+      if (const std::string problem = ShapeProblem(shape); !problem.empty()) Fail(node, problem);
+    };
+    for (const Shape& shape : shapes) check(shape);
+    check(out_shape);
+    const int64_t count = Count(out_shape.begin(), out_shape.end());
+    const bool same_values = node.op_type() != "Concat" && node.op_type() != "Expand";
+    if (same_values && Count(shapes[0].begin(), shapes[0].end()) != count) continue;
+    const uint64_t bytes = SaturatingMultiply(count, kFoldBytesPerElement);
+    folded_bytes += std::min(bytes, std::numeric_limits<uint64_t>::max() - folded_bytes);
+    CheckMemory(folded_bytes,
+                fmt::format("node '{}' ({}): the folded constants up to '{}' {}", NodeName(node),
+                            node.op_type(), output, ShapeText(out_shape)));
+
+    // The values first: TensorValues checks them against their dims, so the
+    // sources below index within them.
+    std::vector<std::vector<float>> floats;
+    std::vector<std::vector<int64_t>> ints;
+    for (int k = 0; k < data_inputs; ++k) {
+      const onnx::TensorProto& t = *Constant(node.input(k));
+      if (is_float) {
+        floats.push_back(OnnxTensorFloats(t));
+      } else {
+        ints.push_back(OnnxTensorInts(t));
+      }
     }
-    if (static_cast<int64_t>(sources.size()) != Count(out_shape.begin(), out_shape.end())) continue;
+    std::vector<Source> sources;
+    std::string problem;
+    if (node.op_type() == "Concat") {
+      problem = ConcatSources(shapes, AttributeInt(node, "axis", 0), out_shape, sources);
+    } else if (node.op_type() == "Expand") {
+      problem = ExpandSources(shapes[0], out_shape, sources);
+    } else {  // Reshape, Unsqueeze, Cast: the same values, row-major order kept
+      sources.resize(count);
+      for (int64_t i = 0; i < count; ++i) sources[i] = {0, i};
+    }
+    if (!problem.empty()) Fail(node, problem);
 
     onnx::TensorProto& folded = folded_.emplace_back();
     folded.set_name(output);
     for (int64_t d : out_shape) folded.add_dims(d);
     if (is_float) {
-      std::vector<std::vector<float>> values;
-      for (int k = 0; k < data_inputs; ++k)
-        values.push_back(OnnxTensorFloats(*Constant(node.input(k))));
       folded.set_data_type(onnx::TensorProto::FLOAT);
-      for (float v : Gather(values, sources)) folded.add_float_data(v);
+      for (float v : Gather(floats, sources)) folded.add_float_data(v);
+    } else if (node.op_type() == "Cast") {
+      folded.set_data_type(onnx::TensorProto::FLOAT);
+      for (int64_t v : Gather(ints, sources)) folded.add_float_data(static_cast<float>(v));
     } else {
-      std::vector<std::vector<int64_t>> values;
-      for (int k = 0; k < data_inputs; ++k)
-        values.push_back(OnnxTensorInts(*Constant(node.input(k))));
-      const std::vector<int64_t> gathered = Gather(values, sources);
-      if (node.op_type() == "Cast") {
-        folded.set_data_type(onnx::TensorProto::FLOAT);
-        for (int64_t v : gathered) folded.add_float_data(static_cast<float>(v));
-      } else {
-        folded.set_data_type(onnx::TensorProto::INT64);
-        for (int64_t v : gathered) folded.add_int64_data(v);
-      }
+      folded.set_data_type(onnx::TensorProto::INT64);
+      for (int64_t v : Gather(ints, sources)) folded.add_int64_data(v);
     }
     constants_[output] = &folded;
     elem_types_[output] = folded.data_type();

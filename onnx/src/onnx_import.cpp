@@ -28,12 +28,19 @@ namespace {
 
 // The float32 values the graph inputs and constants (initializers, Constant
 // nodes) declare, added up and checked against the memory limit before the
-// converter copies any of them.
+// converter copies any of them. A negative dim is an error of its own: counted
+// as 0 it would hide the rest of the shape from the check.
 void CheckDeclaredMemory(const onnx::GraphProto& graph, const std::string& name) {
   uint64_t total = 0;
   const auto add = [&](const std::string& value, const std::vector<int64_t>& dims) {
     uint64_t bytes = sizeof(float);
-    for (int64_t dim : dims) bytes = SaturatingMultiply(bytes, std::max<int64_t>(dim, 0));
+    for (int64_t dim : dims) {
+      if (dim < 0) {
+        throw ConversionError(fmt::format("{}: '{}' declares the shape ({}), with a negative dim",
+                                          name, value, fmt::join(dims, ",")));
+      }
+      bytes = SaturatingMultiply(bytes, dim);
+    }
     total += std::min(bytes, std::numeric_limits<uint64_t>::max() - total);  // saturating
     CheckMemory(total, fmt::format("{}: the inputs and constants up to '{}' ({}) as float32", name,
                                    value, fmt::join(dims, ",")));
@@ -90,16 +97,27 @@ pnnx::Graph ConvertOnnx(const onnx::ModelProto& model) {
   return onnx_import::Converter(model).Run();
 }
 
-std::unique_ptr<RuntimeGraph> LoadOnnx(const std::string& onnx_path) {
-  pnnx::Graph graph;
+namespace {
+
+// ConvertOnnx on a file, its errors prefixed with the file's name (the
+// reader's own errors name it already).
+pnnx::Graph ConvertOnnxFile(const std::string& onnx_path) {
+  const onnx::ModelProto model = ReadOnnxModel(onnx_path);
   try {
-    graph = ConvertOnnx(ReadOnnxModel(onnx_path));
+    return ConvertOnnx(model);
   } catch (const UnsupportedOperatorError& e) {
     throw UnsupportedOperatorError(fmt::format("{}: {}", onnx_path, e.what()));
   } catch (const ConversionError& e) {
     throw ConversionError(fmt::format("{}: {}", onnx_path, e.what()));
+  } catch (const ResourceError& e) {
+    throw ResourceError(fmt::format("{}: {}", onnx_path, e.what()));
   }
-  return std::make_unique<RuntimeGraph>(std::move(graph), onnx_path);
+}
+
+}  // namespace
+
+std::unique_ptr<RuntimeGraph> LoadOnnx(const std::string& onnx_path) {
+  return std::make_unique<RuntimeGraph>(ConvertOnnxFile(onnx_path), onnx_path);
 }
 
 void ConvertOnnxToPnnx(const std::string& onnx_path, const std::string& param_path,
@@ -113,12 +131,7 @@ void ConvertOnnxToPnnx(const std::string& onnx_path, const std::string& param_pa
     bin = has_suffix ? param_path.substr(0, param_path.size() - suffix.size()) + ".bin"
                      : param_path + ".bin";
   }
-  pnnx::Graph graph;
-  try {
-    graph = ConvertOnnx(ReadOnnxModel(onnx_path));
-  } catch (const ConversionError& e) {
-    throw ConversionError(fmt::format("{}: {}", onnx_path, e.what()));
-  }
+  const pnnx::Graph graph = ConvertOnnxFile(onnx_path);
   pnnx::Save(graph, param_path, bin);
 }
 

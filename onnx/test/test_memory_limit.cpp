@@ -61,6 +61,55 @@ TEST(OnnxMemoryLimit, HugeDeclaredInitializerIsRefused) {
   ExpectMentions(message, "up to 'w' (40000,30000) as float32 would take 4800000016 bytes");
 }
 
+// Expand of a constant row to a declared (100000,100000,3), 32 bytes per value
+// while folded: LoadOnnx adds the file to the folding's message.
+TEST(OnnxMemoryLimit, HugeFoldedConstantIsRefusedNamingTheFileAndTheNode) {
+  OneNodeModel m("Expand", 13);
+  onnx::TensorProto shape;
+  shape.set_name("shape");
+  shape.set_data_type(onnx::TensorProto::INT64);
+  shape.add_dims(3);
+  for (int64_t d : {100000, 100000, 3}) shape.add_int64_data(d);
+  m.Constant(FloatTensor("row", {3}, {1, 2, 3})).Constant(shape).Output("c", {100000, 100000, 3});
+  const std::string path = Save(m.model);
+  try {
+    LoadOnnx(path);
+    ADD_FAILURE() << "no ResourceError";
+  } catch (const ResourceError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              path +
+                  ": node 'the_node' (Expand): the folded constants up to 'c' "
+                  "(100000,100000,3) would take 960000000000 bytes (894.07 GiB), more than "
+                  "the memory limit of 4294967296 bytes (4.00 GiB)");
+  }
+}
+
+// The message of the ConversionError ParseOnnxModel throws for `model`, or "".
+std::string ParseConversionErrorOf(const onnx::ModelProto& model) {
+  try {
+    ParseOnnxModel(model.SerializeAsString(), "negative.onnx");
+  } catch (const ConversionError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no ConversionError";
+  return "";
+}
+
+// Counted as 0, a negative dim hid the rest of the shape from the check.
+TEST(OnnxMemoryLimit, GraphInputWithANegativeDimIsAConversionError) {
+  OneNodeModel m("Relu", 13);
+  m.Input("x", {1, -3, 100000, 100000}).Output("y", {1, 3, 100000, 100000});
+  EXPECT_EQ(ParseConversionErrorOf(m.model),
+            "negative.onnx: 'x' declares the shape (1,-3,100000,100000), with a negative dim");
+}
+
+TEST(OnnxMemoryLimit, InitializerWithANegativeDimIsAConversionError) {
+  OneNodeModel m("Add", 13);
+  m.Input("x", {1, 4}).Constant(FloatTensor("w", {-1, 40000, 30000}, {})).Output("y", {1, 4});
+  EXPECT_EQ(ParseConversionErrorOf(m.model),
+            "negative.onnx: 'w' declares the shape (-1,40000,30000), with a negative dim");
+}
+
 TEST(OnnxMemoryLimit, FileExactlyAtTheLimitLoads) {
   OneNodeModel m("Add", 13);
   m.Input("x", {1, 4}).Constant(FloatTensor("w", {1, 4}, {1, 2, 3, 4})).Output("y", {1, 4});

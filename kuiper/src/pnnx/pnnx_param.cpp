@@ -16,6 +16,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <optional>
@@ -23,6 +24,7 @@
 #include <unordered_map>
 
 #include "kuiper/error.hpp"
+#include "kuiper/memory_limit.hpp"
 #include "kuiper/pnnx.hpp"
 #include "pnnx_internal.hpp"
 
@@ -457,6 +459,10 @@ Graph ParseParam(std::string_view text, const std::string& name) {
 Graph LoadParam(const std::string& param_path) {
   std::ifstream in(param_path, std::ios::binary);
   if (!in) throw ParseError(fmt::format("{}: cannot open PNNX param file", param_path));
+  // The whole file is read into memory, so its size is checked first.
+  std::error_code error;
+  const uint64_t size = std::filesystem::file_size(param_path, error);
+  if (!error) CheckMemory(size, fmt::format("{}: reading the whole file", param_path));
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   return ParseParam(text, param_path);
 }

@@ -278,7 +278,7 @@ std::vector<std::vector<sftensor>> RuntimeGraph::Forward(
   }
   const size_t batch = inputs.empty() ? 0 : inputs[0].size();
   for (size_t i = 0; i < inputs.size(); ++i) {
-    RuntimeOperand& operand = *inputs_[i]->output_operand;
+    const RuntimeOperand& operand = *inputs_[i]->output_operand;
     if (inputs[i].empty() || inputs[i].size() != batch) {
       throw ShapeError(fmt::format("{}: input {} ('{}') has batch {}, expected {} (and not 0)",
                                    param_path_, i, inputs_[i]->name, inputs[i].size(), batch));
@@ -297,9 +297,11 @@ std::vector<std::vector<sftensor>> RuntimeGraph::Forward(
                                      fmt::join(got, ",")));
       }
     }
-    operand.datas = inputs[i];
   }
+  // Before the inputs replace the old ones: a batch over the memory limit
+  // leaves the graph as it was.
   if (batch != allocated_batch_) AllocateOutputs(batch);
+  for (size_t i = 0; i < inputs.size(); ++i) inputs_[i]->output_operand->datas = inputs[i];
   for (RuntimeOperator* op : topo_operators_) {
     if (!op->layer) continue;
     const auto start = std::chrono::steady_clock::now();

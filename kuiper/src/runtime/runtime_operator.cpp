@@ -1,4 +1,10 @@
+#include <fmt/ranges.h>
+
+#include <cstdint>
+#include <limits>
+
 #include "kuiper/layer.hpp"
+#include "kuiper/memory_limit.hpp"
 #include "kuiper/runtime.hpp"
 
 namespace kuiper {
@@ -22,7 +28,22 @@ const RuntimeAttribute& RuntimeOperator::attr(const std::string& key) const {
     throw LayerError(fmt::format("operator '{}' ({}): attribute '{}' is missing", name, type,
                                  key));
   }
-  return it->second;
+  // Layers read as many elements as the shape declares, so the data must hold
+  // them all: a graph loaded without its .pnnx.bin has shapes but no data
+  // (found by fuzz/pnnx_param_fuzzer.cpp once it ran Build).
+  const RuntimeAttribute& attr = it->second;
+  uint64_t bytes = pnnx::DataTypeSize(attr.type);
+  for (int dim : attr.shape) {
+    bytes = dim < 0 ? std::numeric_limits<uint64_t>::max() : SaturatingMultiply(bytes, dim);
+  }
+  if (attr.data.size() != bytes) {
+    throw LayerError(
+        fmt::format("operator '{}' ({}): attribute '{}' of shape ({}) {} holds {} "
+                    "bytes, expected {} (is the .pnnx.bin loaded?)",
+                    name, type, key, fmt::join(attr.shape, ","), pnnx::DataTypeName(attr.type),
+                    attr.data.size(), bytes));
+  }
+  return attr;
 }
 
 }  // namespace kuiper
