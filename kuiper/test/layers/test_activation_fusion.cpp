@@ -2,6 +2,8 @@
 // the activation is the only reader of the convolution's output.
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include "kuiper/graph.hpp"
 #include "kuiper/layers/convolution.hpp"
 
@@ -18,28 +20,32 @@ const ConvolutionLayer& Convolution(const RuntimeGraph& graph, const std::string
   return *conv;
 }
 
-// tiny_net: conv1 -> relu -> pool -> conv2 -> add(conv2, pool) -> ReLU -> ...
-TEST(ActivationFusion, ReluReadingOnlyAConvolutionIsFusedIntoIt) {
-  RuntimeGraph graph(kTinyNet + ".pnnx.param", kTinyNet + ".pnnx.bin");
-  graph.Build();
-  EXPECT_EQ(Convolution(graph, "conv1").activation(), Activation::kRelu);
+// tiny_net (conv1 -> relu -> pool -> conv2 -> add(conv2, pool) -> ReLU -> ...),
+// built and run once on a random input.
+std::unique_ptr<RuntimeGraph> TinyNetAfterOneForward() {
+  auto graph = std::make_unique<RuntimeGraph>(kTinyNet + ".pnnx.param", kTinyNet + ".pnnx.bin");
+  graph->Build();
   sftensor x = TensorCreate(3, 16, 16);
   x->Rand();
-  graph.Forward({x});
+  graph->Forward({x});
+  return graph;
+}
+
+TEST(ActivationFusion, ReluReadingOnlyAConvolutionIsFusedIntoIt) {
+  const auto tiny = TinyNetAfterOneForward();
+  const RuntimeGraph& graph = *tiny;
+  EXPECT_EQ(Convolution(graph, "conv1").activation(), Activation::kRelu);
   // The ReLU's output operand holds the convolution's own tensors.
   EXPECT_EQ(graph.FindOperator("relu")->output_operand->datas,
             graph.FindOperator("conv1")->output_operand->datas);
 }
 
 TEST(ActivationFusion, ConvolutionReadByAnExpressionKeepsItsOutput) {
-  RuntimeGraph graph(kTinyNet + ".pnnx.param", kTinyNet + ".pnnx.bin");
-  graph.Build();
+  const auto tiny = TinyNetAfterOneForward();
+  const RuntimeGraph& graph = *tiny;
   // conv2's output goes to add(...), and the ReLU after the add has no
   // convolution to fuse into: both stay as they are.
   EXPECT_EQ(Convolution(graph, "conv2").activation(), Activation::kNone);
-  sftensor x = TensorCreate(3, 16, 16);
-  x->Rand();
-  graph.Forward({x});
   EXPECT_NE(graph.FindOperator("pnnx_unique_0")->output_operand->datas,
             graph.FindOperator("pnnx_expr_0")->output_operand->datas);
 }
