@@ -8,6 +8,7 @@ For each model NAME this writes into <out>/NAME/:
     NAME.pnnx.param, NAME.pnnx.bin      the graph (BatchNorm folded into convs)
     NAME.input.npy, NAME.output.npy     seeded float32 input (batch 1), PyTorch's output
     NAME.input_b4.npy, NAME.output_b4.npy   (resnet18) the same for batch 4
+    NAME.output_f64.npy                 (resnet18, yolov5s) PyTorch's batch-1 output in float64
     imagenet_classes.txt / coco_classes.txt (resnet18 / yolov5s) label names
 
 --checkpoint loads real weights for the one model named by --only (see the
@@ -19,6 +20,7 @@ ones (their weights are tens of MB and belong under build/).
 Needs Debian's /usr/bin/python3 (python3-torch, python3-torchvision).
 """
 import argparse
+import copy
 import os
 import sys
 import time
@@ -55,6 +57,11 @@ def make_model(spec, out_dir, checkpoint=None, force=False, param_only=False, fl
     pairs = reference_pairs(spec)
     wanted = [param] if param_only else [param, binary] + [
         path(".%s%s.npy" % (kind, sfx)) for sfx, _ in pairs for kind in ("input", "output")]
+    # The float64 output is the exact result a float32 run is judged by: two
+    # float32 runs (PyTorch's and the engine's) each carry their own rounding.
+    exact = path(".output_f64.npy") if not (param_only or spec.small) else None
+    if exact:
+        wanted.append(exact)
     if spec.class_file and not param_only:
         wanted.append(os.path.join(folder, spec.class_file))
     if not force and all(os.path.exists(f) for f in wanted):
@@ -71,6 +78,9 @@ def make_model(spec, out_dir, checkpoint=None, force=False, param_only=False, fl
             for sfx, x in pairs:
                 np.save(path(".input%s.npy" % sfx), x.numpy().astype(np.float32))
                 np.save(path(".output%s.npy" % sfx), model(x).numpy().astype(np.float32))
+            if exact:
+                x = pairs[0][1].double()
+                np.save(exact, copy.deepcopy(model).double()(x).numpy())
         if spec.class_file:
             with open(os.path.join(folder, spec.class_file), "w") as f:
                 f.write("\n".join(spec.class_names()) + "\n")

@@ -89,9 +89,16 @@ TEST(ResNet18, Batch4MatchesPyTorch) {
   ExpectSameTop5(r);
 }
 
-TEST(YOLOv5s, Batch1MatchesPyTorch) {
-  const Result r = RunReference("yolov5s", "");
+// Against PyTorch's float64 output, not its float32 one: on the largest boxes
+// each float32 run sits up to ~0.1 from the exact value (sizes are
+// (2 sigmoid(t))^2 x anchor, which magnifies the rounding of t), so two correct
+// float32 runs can differ by more than the 0.149 bound. Measured with
+// tools/fp64_reference.py: PyTorch float32 0.097 from float64, the engine 0.103.
+TEST(YOLOv5s, Batch1MatchesPyTorchInFloat64) {
+  Result r = RunReference("yolov5s", "");
   ASSERT_FALSE(HasFailure());
+  ASSERT_TRUE(Exists(ModelFile("yolov5s", ".output_f64.npy")));
+  r.want = LoadNpy(ModelFile("yolov5s", ".output_f64.npy"));
   ASSERT_EQ(r.want.shape, (std::vector<int64_t>{1, 25200, 85}));
   ExpectCloseToReference(r);
 }

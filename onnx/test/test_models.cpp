@@ -1,6 +1,13 @@
 // ResNet18 and YOLOv5s exported by tools/export_onnx.py (torch.onnx.export of
-// the same seeded recipes as the PNNX files) run through the importer and
-// match PyTorch and the PNNX path within 1e-4 x max|reference|.
+// the same seeded recipes as the PNNX files) run through the importer and, like
+// the PNNX path, come within 1e-4 x max|reference| of PyTorch's float64 output.
+//
+// Why float64 and not PyTorch's float32 output: on YOLOv5s, two float32 runs
+// each sit up to ~0.1 from the exact result on the largest boxes (their sizes
+// are (2 sigmoid(t))^2 x anchor, which magnifies the rounding of t), so two
+// correct runs can be 0.17 apart against a bound of 0.149. Measured with
+// tools/fp64_reference.py: PyTorch float32 0.097, PNNX path 0.103, ONNX path
+// 0.135 (oneDNN's AVX-512 GEMM). Each run is judged by its own error.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -25,14 +32,16 @@ float MaxAbs(const std::vector<float>& v) {
 
 void CheckModel(const std::string& name) {
   const std::string onnx_path = ModelFile(name, ".onnx");
-  if (!fs::exists(onnx_path) || !fs::exists(ModelFile(name, ".pnnx.param"))) {
+  if (!fs::exists(onnx_path) || !fs::exists(ModelFile(name, ".pnnx.param")) ||
+      !fs::exists(ModelFile(name, ".output_f64.npy"))) {
     // The build's onnx_models target makes them; a skipped check would hide a broken build.
     FAIL() << onnx_path << " or the PNNX files are missing: build the onnx_models target or run "
            << "/usr/bin/python3 tools/make_models.py && /usr/bin/python3 tools/export_onnx.py";
   }
   const std::vector<sftensor> input = NpyToBatch(LoadNpy(ModelFile(name, ".input.npy")));
+  const std::vector<float> exact = LoadNpy(ModelFile(name, ".output_f64.npy")).data;
   const std::vector<float> torch_out = LoadNpy(ModelFile(name, ".output.npy")).data;
-  const float bound = 1e-4f * MaxAbs(torch_out);
+  const float bound = 1e-4f * MaxAbs(exact);
 
   std::unique_ptr<RuntimeGraph> onnx_graph = LoadOnnx(onnx_path);
   onnx_graph->Build();
@@ -42,12 +51,13 @@ void CheckModel(const std::string& name) {
   pnnx_graph.Build();
   const std::vector<float> pnnx_out = BatchToValues(pnnx_graph.Forward(input));
 
-  const float vs_torch = MaxAbsDiff(onnx_out, torch_out);
-  const float vs_pnnx = MaxAbsDiff(onnx_out, pnnx_out);
-  std::cout << name << ": max abs diff vs PyTorch " << vs_torch << ", vs PNNX path " << vs_pnnx
+  const float onnx_error = MaxAbsDiff(onnx_out, exact);
+  const float pnnx_error = MaxAbsDiff(pnnx_out, exact);
+  std::cout << name << ": max abs error against PyTorch float64: ONNX path " << onnx_error
+            << ", PNNX path " << pnnx_error << ", PyTorch float32 " << MaxAbsDiff(torch_out, exact)
             << " (bound " << bound << ")\n";
-  EXPECT_LE(vs_torch, bound);
-  EXPECT_LE(vs_pnnx, bound);
+  EXPECT_LE(onnx_error, bound);
+  EXPECT_LE(pnnx_error, bound);
 
   // The converted graph saved as PNNX and read back runs the same.
   const std::string param = std::string(KUIPER_BINARY_DIR) + "/onnx_" + name + ".pnnx.param";
@@ -57,9 +67,9 @@ void CheckModel(const std::string& name) {
   EXPECT_EQ(BatchToValues(saved.Forward(input)), onnx_out);
 }
 
-TEST(OnnxModels, ResNet18MatchesPyTorchAndPnnx) { CheckModel("resnet18"); }
+TEST(OnnxModels, ResNet18MatchesPyTorchLikeThePnnxPath) { CheckModel("resnet18"); }
 
-TEST(OnnxModels, YoloV5sMatchesPyTorchAndPnnx) { CheckModel("yolov5s"); }
+TEST(OnnxModels, YoloV5sMatchesPyTorchLikeThePnnxPath) { CheckModel("yolov5s"); }
 
 }  // namespace
 }  // namespace kuiper::testing
