@@ -9,6 +9,9 @@ For each model (ResNet18 at 224, YOLOv5s at 640) and batch size it runs
 line), then the same PyTorch module from models/ with torch.set_num_threads(T)
 on a random input of the same shape, with the same warm-up and run counts, and
 prints median milliseconds per image and the engine / PyTorch ratio.
+PyTorch runs the module with each BatchNorm folded into the convolution before
+it, as the exported model the engine runs has them (--no-fold-bn: the module
+as written).
 The engine needs the generated models (/usr/bin/python3 tools/make_models.py).
 """
 import argparse
@@ -20,11 +23,13 @@ import sys
 import time
 
 import torch
+from torch.nn.utils.fusion import fuse_conv_bn_eval
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from models import MODELS  # noqa: E402
+from pnnx_export import trace  # noqa: E402
 
 MEDIAN_LINE = re.compile(r"per image: median ([0-9.]+) ms, p90 ([0-9.]+) ms")
 
@@ -40,6 +45,26 @@ def engine_ms(kuiper, model, batch, threads, warmup, runs):
     if not match:
         sys.exit("bench_vs_torch: no 'per image: median' line in:\n" + proc.stdout)
     return float(match.group(1)), float(match.group(2))
+
+
+def fold_batchnorm(model, example):
+    """The model as an fx graph with every Conv2d -> BatchNorm2d pair made one
+    Conv2d, as the exporter folds them for the engine."""
+    gm = trace(model, [example])
+    modules = dict(gm.named_modules())
+    for node in list(gm.graph.nodes):
+        conv = node.args[0] if node.op == "call_module" and node.args else None
+        if (isinstance(modules.get(node.target), torch.nn.BatchNorm2d)
+                and isinstance(conv, torch.fx.Node) and conv.op == "call_module"
+                and isinstance(modules.get(conv.target), torch.nn.Conv2d)
+                and len(conv.users) == 1):
+            parent, _, leaf = conv.target.rpartition(".")
+            setattr(gm.get_submodule(parent) if parent else gm, leaf,
+                    fuse_conv_bn_eval(modules[conv.target], modules[node.target]))
+            node.replace_all_uses_with(conv)
+            gm.graph.erase_node(node)
+    gm.recompile()
+    return gm
 
 
 def torch_ms(model, shape, warmup, runs):
@@ -66,6 +91,8 @@ def main():
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--batches", default="1,4")
     ap.add_argument("--models", default="resnet18,yolov5s")
+    ap.add_argument("--no-fold-bn", action="store_true",
+                    help="time PyTorch's module as written, BatchNorm not folded")
     args = ap.parse_args()
     if not os.access(args.kuiper, os.X_OK):
         sys.exit("bench_vs_torch: %s not found: build it with cmake --preset solutions && "
@@ -77,6 +104,12 @@ def main():
     for name in args.models.split(","):
         spec = MODELS[name]
         model = spec.build()  # the same seeded weights make_models.py exports
+        if not args.no_fold_bn:
+            folded = fold_batchnorm(model, torch.rand(*spec.input_shape))
+            with torch.no_grad():
+                x = torch.rand(*spec.input_shape)
+                assert torch.allclose(folded(x), model(x), rtol=1e-3, atol=1e-3 * model(x).abs().max())
+            model = folded
         for batch in batches:
             shape = (batch,) + tuple(spec.input_shape[1:])
             e_med, e_p90 = engine_ms(args.kuiper, name, batch, args.threads, args.warmup,
@@ -85,8 +118,9 @@ def main():
             rows.append((name, "x".join(map(str, shape[1:])), batch, e_med, e_p90, t_med, t_p90))
             print("measured %s batch %d" % (name, batch), file=sys.stderr, flush=True)
 
-    print("threads %d, %d warm-up + %d timed runs; ms per image (median / p90)"
-          % (args.threads, args.warmup, args.runs))
+    print("threads %d, %d warm-up + %d timed runs; ms per image (median / p90); PyTorch %s"
+          % (args.threads, args.warmup, args.runs,
+             "as written" if args.no_fold_bn else "with BatchNorm folded"))
     print("%-9s %-10s %5s  %17s  %17s  %13s" % ("model", "input", "batch", "kuiper ms",
                                                "pytorch ms", "kuiper/torch"))
     for name, size, batch, e_med, e_p90, t_med, t_p90 in rows:

@@ -45,6 +45,12 @@ void FillTapRun(const arma::fmat& channel, const ConvParams& p, uint32_t i, uint
   float* out = run - oy_first;  // out[oy] is output row oy
   if (stride_h == 1) {
     std::copy(source + y0 + begin, source + y0 + end, out + begin);
+  } else if (stride_h == 2) {
+    // The downsampling convolutions' stride, written out so that the compiler
+    // knows it and vectorizes the copy (a variable stride copies one by one).
+    const float* from = source + y0 + begin * 2;
+    float* to = out + begin;
+    for (int64_t n = 0; n < end - begin; ++n) to[n] = from[2 * n];
   } else {
     for (int64_t oy = begin; oy < end; ++oy) out[oy] = source[y0 + oy * stride_h];
   }

@@ -65,18 +65,27 @@ class MaxPoolingLayer : public Layer {
   }
 
   // Output (oy, ox) of one channel: the maximum over the window at
-  // (oy * stride_h, ox * stride_w) of `in`, already padded.
+  // (oy * stride_h, ox * stride_w) of `in`, already padded. An output column
+  // takes the maximum of one window row at a time, read for all its outputs
+  // at once, so the inner loop runs down memory (and vectorizes when the
+  // vertical stride is 1).
   void PoolChannel(const arma::fmat& in, arma::fmat& out) const {
+    const uint32_t rows = out.n_rows, stride_h = stride_[0];
     for (uint32_t ox = 0; ox < out.n_cols; ++ox) {
-      for (uint32_t oy = 0; oy < out.n_rows; ++oy) {
-        float best = -std::numeric_limits<float>::infinity();
-        for (uint32_t j = 0; j < kernel_[1]; ++j) {
-          const uint32_t x = ox * stride_[1] + j * dilation_[1];
-          for (uint32_t i = 0; i < kernel_[0]; ++i) {
-            best = std::max(best, in.at(oy * stride_[0] + i * dilation_[0], x));
+      float* best = out.colptr(ox);
+      std::fill(best, best + rows, -std::numeric_limits<float>::infinity());
+      for (uint32_t j = 0; j < kernel_[1]; ++j) {
+        const float* column = in.colptr(ox * stride_[1] + j * dilation_[1]);
+        for (uint32_t i = 0; i < kernel_[0]; ++i) {
+          const float* top = column + i * dilation_[0];
+          if (stride_h == 1) {
+            for (uint32_t oy = 0; oy < rows; ++oy) best[oy] = std::max(best[oy], top[oy]);
+          } else {
+            for (uint32_t oy = 0; oy < rows; ++oy) {
+              best[oy] = std::max(best[oy], top[oy * stride_h]);
+            }
           }
         }
-        out.at(oy, ox) = best;
       }
     }
   }

@@ -8,12 +8,18 @@
 #include <cmath>
 #include <exception>
 
+#include <omp.h>
+
 #include "kuiper/error.hpp"
 #include "kuiper/expression.hpp"
 
 namespace kuiper {
 
 namespace {
+
+// Large element-wise loops share their elements among the threads, unless
+// they already run inside a parallel region (one batch item per thread).
+bool SplitElements(uint32_t size) { return size >= (1u << 16) && !omp_in_parallel(); }
 
 // out = op(a, b) over the broadcast 3-D views: a dimension of size 1 on one
 // side is read at index 0 for every index of the other side.
@@ -23,7 +29,9 @@ void Broadcast(const ftensor& a, const ftensor& b, ftensor& out, Op op) {
   const float* y = b.raw_ptr();
   float* z = out.raw_ptr();
   if (a.shapes() == b.shapes()) {  // the common case: no index arithmetic
-    for (uint32_t i = 0; i < out.size(); ++i) z[i] = op(x[i], y[i]);
+    const int64_t size = out.size();
+#pragma omp parallel for schedule(static) if (SplitElements(size))
+    for (int64_t i = 0; i < size; ++i) z[i] = op(x[i], y[i]);
     return;
   }
   // Storage offset of (r, c, ch) in a tensor: r + c * rows + ch * rows * cols;
@@ -47,7 +55,9 @@ sftensor Map(const sftensor& input, Op op) {
   sftensor out = TensorCreate(input->raw_shapes());
   const float* x = input->raw_ptr();
   float* y = out->raw_ptr();
-  for (uint32_t i = 0; i < input->size(); ++i) y[i] = op(x[i]);
+  const int64_t size = input->size();
+#pragma omp parallel for schedule(static) if (SplitElements(size))
+  for (int64_t i = 0; i < size; ++i) y[i] = op(x[i]);
   return out;
 }
 
