@@ -9,7 +9,6 @@
 #include <exception>
 
 #include "conv_pool_common.hpp"
-#include "kuiper/blas_threads.hpp"
 #include "kuiper/error.hpp"
 
 namespace kuiper {
@@ -75,7 +74,6 @@ InferStatus ConvolutionLayer::Forward(const std::vector<sftensor>& inputs,
     return InferStatus::kInferSuccess;
   }
   // Several items: one per OpenMP thread; inside, everything runs on that thread.
-  const BlasThreadScope single_threaded_blas(1);
   std::exception_ptr error;
 #pragma omp parallel for schedule(static) num_threads(std::min(batch, omp_get_max_threads()))
   for (int i = 0; i < batch; ++i) {

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <memory>
 
-#include "kuiper/blas_threads.hpp"
 #include "kuiper/error.hpp"
 #include "kuiper/layers/convolution.hpp"
 
@@ -58,15 +57,16 @@ void FillTapRun(const arma::fmat& channel, const ConvParams& p, uint32_t i, uint
 }
 
 // C (column-major, leading dimension ldc) = A (m x k, leading dimension lda)
-// times columns [first_col, first_col + cols) of b, one single-threaded GEMM;
-// then the epilogue on those m x cols values while they are in the cache.
+// times columns [first_col, first_col + cols) of b, one GEMM; then the
+// epilogue on those m x cols values while they are in the cache.
 //
 // The GEMM is oneDNN's, not OpenBLAS's: oneDNN picks its kernels for the CPU
 // it runs on (AVX-512 where there is AVX-512), while Debian 12's OpenBLAS
 // (0.3.21) predates the newest CPUs and is often pinned to older kernels with
 // OPENBLAS_CORETYPE. Measured on a 2-core AVX-512 machine pinned to Haswell:
-// 3 to 5 times the GFLOP/s on ResNet18's convolutions. It is the library
-// PyTorch itself uses. Called inside an OpenMP region, it runs on this thread.
+// twice the GFLOP/s on ResNet18's convolutions. It is the library PyTorch
+// itself uses. Inside an OpenMP region it runs on the calling thread; outside
+// one it shares the work among the OpenMP threads itself.
 // dnnl_sgemm is row-major: column-major C = A * B is row-major C' = B' * A'.
 void Gemm(const float* a, int64_t m, int64_t lda, const arma::fmat& b, uint64_t first_col,
           uint64_t cols, float* c, int64_t ldc, const Epilogue& epilogue) {
@@ -74,32 +74,21 @@ void Gemm(const float* a, int64_t m, int64_t lda, const arma::fmat& b, uint64_t 
   dnnl_sgemm('N', 'N', static_cast<dnnl_dim_t>(cols), m, k, 1.f, b.colptr(first_col),
              std::max<int64_t>(k, 1), a, lda, 0.f, c, ldc);
   if (!epilogue.bias && epilogue.activation == Activation::kNone) return;
-  for (uint64_t col = 0; col < cols; ++col) {
+  const int64_t n = cols;
+#pragma omp parallel for schedule(static) if (m * n >= (1 << 15) && !omp_in_parallel())
+  for (int64_t col = 0; col < n; ++col) {
     const float bias = epilogue.bias ? epilogue.bias[first_col + col] : 0.f;
     AddBiasAndActivate(c + col * ldc, m, bias, epilogue.activation);
   }
 }
 
-// a (m x b.n_rows at `a`, column-major) * b into `product`, split among the threads.
-void SplitGemm(const float* a, int64_t m, const arma::fmat& b, float* product,
+// a (m x b.n_rows at `a`, column-major) * b into `product`, as one GEMM that
+// oneDNN shares among the threads: for a product too small to be cut into
+// blocks, its own split (rows, columns or the inner dimension) beats ours:
+// measured with bench_conv, 512->512 3x3 at 7x7 1.51 -> 1.16 ms.
+void WholeGemm(const float* a, int64_t m, const arma::fmat& b, float* product,
                const Epilogue& epilogue) {
-  const BlasThreadScope single_threaded_blas(1);
-  const int64_t n = b.n_cols;
-  const int threads = omp_get_max_threads();
-  // Fewer rows than this per thread and OpenBLAS's row blocking runs short.
-  constexpr int64_t kMinRowsPerPart = 128;
-  const bool by_rows = m >= kMinRowsPerPart * threads || n < threads;
-  const int parts = static_cast<int>(std::min<int64_t>(threads, by_rows ? m : n));
-#pragma omp parallel for schedule(static) num_threads(parts)
-  for (int t = 0; t < parts; ++t) {
-    if (by_rows) {
-      const int64_t first = m * t / parts, last = m * (t + 1) / parts;
-      Gemm(a + first, last - first, m, b, 0, n, product + first, m, epilogue);
-    } else {
-      const int64_t first = n * t / parts, last = n * (t + 1) / parts;
-      Gemm(a, m, m, b, first, last - first, product + first * m, m, epilogue);
-    }
-  }
+  Gemm(a, m, m, b, 0, b.n_cols, product, m, epilogue);
 }
 
 void CheckInnerSizes(uint64_t a_rows, uint64_t a_cols, const arma::fmat& b) {
@@ -167,7 +156,7 @@ void MultiplyInto(const arma::fmat& a, const arma::fmat& b, float* product,
                   const Epilogue& epilogue) {
   CheckInnerSizes(a.n_rows, a.n_cols, b);
   if (a.n_rows == 0 || b.n_cols == 0) return;  // an empty product: nothing to write
-  SplitGemm(a.memptr(), a.n_rows, b, product, epilogue);
+  WholeGemm(a.memptr(), a.n_rows, b, product, epilogue);
 }
 
 void MultiplyInto(const Im2ColMatrix& a, const arma::fmat& b, float* product,
@@ -183,12 +172,11 @@ void MultiplyInto(const Im2ColMatrix& a, const arma::fmat& b, float* product,
   const int64_t target_rows = std::max<int64_t>(256, (int64_t{1} << 17) / std::max<int64_t>(k, 1));
   int64_t blocks = (m + target_rows - 1) / target_rows;
   if (blocks < 2 * threads) {
-    if (in_place) return SplitGemm(in_place, m, b, product, epilogue);
-    return SplitGemm(a.ToMatrix().memptr(), m, b, product, epilogue);
+    if (in_place) return WholeGemm(in_place, m, b, product, epilogue);
+    return WholeGemm(a.ToMatrix().memptr(), m, b, product, epilogue);
   }
   blocks = (blocks + threads - 1) / threads * threads;
   const int64_t max_rows = (m + blocks - 1) / blocks;
-  const BlasThreadScope single_threaded_blas(1);
   // One buffer per thread, allocated here: nothing may throw inside the region.
   const auto buffers =
       std::make_unique_for_overwrite<float[]>(in_place ? 0 : threads * max_rows * k);
