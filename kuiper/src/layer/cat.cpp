@@ -44,20 +44,24 @@ class CatLayer : public Layer {
     }
     for (size_t i = 0; i < batch; ++i) EnsureOutput(outputs[i], shapes[i]);
 
-#pragma omp parallel for
-    for (int i = 0; i < static_cast<int>(batch); ++i) {
-      arma::fcube& out = outputs[i]->data();
-      uint32_t offset = 0;  // where the next part starts along the axis
-      for (size_t k = 0; k < operands; ++k) {
-        const arma::fcube& part = inputs[k * batch + i]->data();
-        // arma::fcube is (rows, cols, slices): the 3-D view's channels are slices.
-        const uint32_t row = axis == 1 ? offset : 0;
-        const uint32_t col = axis == 2 ? offset : 0;
-        const uint32_t slice = axis == 0 ? offset : 0;
-        out.subcube(row, col, slice, row + part.n_rows - 1, col + part.n_cols - 1,
-                    slice + part.n_slices - 1) = part;
-        offset += axis == 0 ? part.n_slices : axis == 1 ? part.n_rows : part.n_cols;
-      }
+    // One copy per (item, part), shared among the threads: a batch of one
+    // still has several parts to copy.
+    const auto extent = [&](const arma::fcube& part) {
+      return axis == 0 ? part.n_slices : axis == 1 ? part.n_rows : part.n_cols;
+    };
+    const int copies = static_cast<int>(batch * operands);
+#pragma omp parallel for schedule(dynamic)
+    for (int copy = 0; copy < copies; ++copy) {
+      const size_t i = copy / operands, k = copy % operands;
+      uint32_t offset = 0;  // where part k starts along the axis
+      for (size_t before = 0; before < k; ++before) offset += extent(inputs[before * batch + i]->data());
+      const arma::fcube& part = inputs[k * batch + i]->data();
+      // arma::fcube is (rows, cols, slices): the 3-D view's channels are slices.
+      const uint32_t row = axis == 1 ? offset : 0;
+      const uint32_t col = axis == 2 ? offset : 0;
+      const uint32_t slice = axis == 0 ? offset : 0;
+      outputs[i]->data().subcube(row, col, slice, row + part.n_rows - 1, col + part.n_cols - 1,
+                                 slice + part.n_slices - 1) = part;
     }
     return InferStatus::kInferSuccess;
   }

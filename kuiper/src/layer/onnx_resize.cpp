@@ -38,11 +38,17 @@ class OnnxResizeLayer : public Layer {
       EnsureOutput(outputs[i], {inputs[i]->channels(), static_cast<uint32_t>(size_[0]),
                                 static_cast<uint32_t>(size_[1])});
     }
-#pragma omp parallel for
-    for (int i = 0; i < static_cast<int>(inputs.size()); ++i) {
+    const auto resize = [&](size_t i) {
       Resize(*inputs[i], *outputs[i], mode_, coordinates_, 1.f / scale_[0], 1.f / scale_[1],
              rounding_);
+    };
+    // As in nn.Upsample: one item shares its channels out in Resize.
+    if (inputs.size() == 1) {
+      resize(0);
+      return InferStatus::kInferSuccess;
     }
+#pragma omp parallel for
+    for (int i = 0; i < static_cast<int>(inputs.size()); ++i) resize(i);
     return InferStatus::kInferSuccess;
   }
 

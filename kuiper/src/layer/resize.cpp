@@ -1,5 +1,7 @@
 #include "kuiper/layers/resize.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -80,7 +82,9 @@ void Resize(const ftensor& input, ftensor& output, ResizeMode mode, CoordinateMo
   if (mode == ResizeMode::kNearest) {
     const std::vector<uint32_t> ys = NearestIndices(coordinates, scale_h, in_h, out_h, rounding);
     const std::vector<uint32_t> xs = NearestIndices(coordinates, scale_w, in_w, out_w, rounding);
-    for (uint32_t c = 0; c < input.channels(); ++c) {
+    const int channels = static_cast<int>(input.channels());
+#pragma omp parallel for schedule(static) if (!omp_in_parallel())
+    for (int c = 0; c < channels; ++c) {
       const arma::fmat& in = input.slice(c);
       arma::fmat& out = output.slice(c);
       for (uint32_t x = 0; x < out_w; ++x) {
@@ -91,7 +95,9 @@ void Resize(const ftensor& input, ftensor& output, ResizeMode mode, CoordinateMo
   }
   const LinearTaps ys = ComputeTaps(coordinates, scale_h, in_h, out_h);
   const LinearTaps xs = ComputeTaps(coordinates, scale_w, in_w, out_w);
-  for (uint32_t c = 0; c < input.channels(); ++c) {
+  const int channels = static_cast<int>(input.channels());
+#pragma omp parallel for schedule(static) if (!omp_in_parallel())
+  for (int c = 0; c < channels; ++c) {
     const arma::fmat& in = input.slice(c);
     arma::fmat& out = output.slice(c);
     for (uint32_t x = 0; x < out_w; ++x) {

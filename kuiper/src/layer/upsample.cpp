@@ -37,13 +37,20 @@ class UpsampleLayer : public Layer {
       if (out_h == 0 || out_w == 0) return InferStatus::kInferFailedShapeError;
       EnsureOutput(outputs[i], {inputs[i]->channels(), out_h, out_w});
     }
-#pragma omp parallel for
-    for (int i = 0; i < static_cast<int>(inputs.size()); ++i) {
+    const auto resize = [&](size_t i) {
       const ftensor& input = *inputs[i];
-      ftensor& output = *outputs[i];
-      Resize(input, output, mode_, coordinates_, Scale(input.rows(), output.rows(), 0),
-             Scale(input.cols(), output.cols(), 1));
+      Resize(input, *outputs[i], mode_, coordinates_, Scale(input.rows(), outputs[i]->rows(), 0),
+             Scale(input.cols(), outputs[i]->cols(), 1));
+    };
+    // A single item shares its channels out in Resize; several go one per
+    // thread. (A parallel loop of one item would make Resize's loop a nested
+    // team of new threads.)
+    if (inputs.size() == 1) {
+      resize(0);
+      return InferStatus::kInferSuccess;
     }
+#pragma omp parallel for
+    for (int i = 0; i < static_cast<int>(inputs.size()); ++i) resize(i);
     return InferStatus::kInferSuccess;
   }
 

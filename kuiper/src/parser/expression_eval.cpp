@@ -65,6 +65,7 @@ sftensor Map(const sftensor& input, Op op) {
 // loop, so the first one is kept and rethrown afterwards.
 template <typename Fn>
 void ForEachItem(size_t batch, Fn fn) {
+  if (batch == 1) return fn(0);  // the element loops share one item among the threads
   std::exception_ptr error;
 #pragma omp parallel for
   for (int i = 0; i < static_cast<int>(batch); ++i) {
