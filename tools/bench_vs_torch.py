@@ -2,13 +2,17 @@
 """Times the engine against PyTorch on the same seeded models, in one run.
 
     /usr/bin/python3 tools/bench_vs_torch.py [--threads 2] [--runs 10] [--warmup 2]
-        [--batches 1,4] [--models resnet18,yolov5s] [--kuiper build/solutions/bin/kuiper]
+        [--rounds 3] [--batches 1,4] [--models resnet18,yolov5s]
+        [--kuiper build/solutions/bin/kuiper] [--no-fold-bn]
 
 For each model (ResNet18 at 224, YOLOv5s at 640) and batch size it runs
 `kuiper bench MODEL --batch N --threads T` (parsing its "per image: median ..."
 line), then the same PyTorch module from models/ with torch.set_num_threads(T)
 on a random input of the same shape, with the same warm-up and run counts, and
 prints median milliseconds per image and the engine / PyTorch ratio.
+The two take turns, --rounds times: on a shared machine the speed of the cores
+drifts by 10-20% over minutes, and each round's ratio compares runs made
+close together. The table gives the medians over the rounds.
 PyTorch runs the module with each BatchNorm folded into the convolution before
 it, as the exported model the engine runs has them (--no-fold-bn: the module
 as written).
@@ -64,6 +68,10 @@ def fold_batchnorm(model, example):
             node.replace_all_uses_with(conv)
             gm.graph.erase_node(node)
     gm.recompile()
+    with torch.no_grad():
+        want = model(example)
+        assert torch.allclose(gm(example), want, rtol=0, atol=1e-3 * want.abs().max()), \
+            "folding BatchNorm changed the model's output"
     return gm
 
 
@@ -89,6 +97,7 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--warmup", type=int, default=2)
+    ap.add_argument("--rounds", type=int, default=3, help="turns each side takes")
     ap.add_argument("--batches", default="1,4")
     ap.add_argument("--models", default="resnet18,yolov5s")
     ap.add_argument("--no-fold-bn", action="store_true",
@@ -105,27 +114,28 @@ def main():
         spec = MODELS[name]
         model = spec.build()  # the same seeded weights make_models.py exports
         if not args.no_fold_bn:
-            folded = fold_batchnorm(model, torch.rand(*spec.input_shape))
-            with torch.no_grad():
-                x = torch.rand(*spec.input_shape)
-                assert torch.allclose(folded(x), model(x), rtol=1e-3, atol=1e-3 * model(x).abs().max())
-            model = folded
+            model = fold_batchnorm(model, torch.rand(*spec.input_shape))
         for batch in batches:
             shape = (batch,) + tuple(spec.input_shape[1:])
-            e_med, e_p90 = engine_ms(args.kuiper, name, batch, args.threads, args.warmup,
-                                     args.runs)
-            t_med, t_p90 = torch_ms(model, shape, args.warmup, args.runs)
-            rows.append((name, "x".join(map(str, shape[1:])), batch, e_med, e_p90, t_med, t_p90))
-            print("measured %s batch %d" % (name, batch), file=sys.stderr, flush=True)
+            rounds = []
+            for _ in range(args.rounds):
+                engine = engine_ms(args.kuiper, name, batch, args.threads, args.warmup, args.runs)
+                torch_ = torch_ms(model, shape, args.warmup, args.runs)
+                rounds.append(engine + torch_ + (engine[0] / torch_[0],))
+            medians = [statistics.median(column) for column in zip(*rounds)]
+            rows.append([name, "x".join(map(str, shape[1:])), batch] + medians)
+            print("measured %s batch %d: ratios %s" % (name, batch, " ".join(
+                "%.2f" % r[-1] for r in rounds)), file=sys.stderr, flush=True)
 
-    print("threads %d, %d warm-up + %d timed runs; ms per image (median / p90); PyTorch %s"
-          % (args.threads, args.warmup, args.runs,
+    print("threads %d, %d rounds of %d warm-up + %d timed runs each; ms per image (median / p90,"
+          " medians over the rounds); PyTorch %s"
+          % (args.threads, args.rounds, args.warmup, args.runs,
              "as written" if args.no_fold_bn else "with BatchNorm folded"))
     print("%-9s %-10s %5s  %17s  %17s  %13s" % ("model", "input", "batch", "kuiper ms",
                                                "pytorch ms", "kuiper/torch"))
-    for name, size, batch, e_med, e_p90, t_med, t_p90 in rows:
+    for name, size, batch, e_med, e_p90, t_med, t_p90, ratio in rows:
         print("%-9s %-10s %5d  %8.2f / %6.2f  %8.2f / %6.2f  %12.2fx"
-              % (name, size, batch, e_med, e_p90, t_med, t_p90, e_med / t_med))
+              % (name, size, batch, e_med, e_p90, t_med, t_p90, ratio))
     return 0
 
 

@@ -23,35 +23,54 @@ uint32_t ConvOutputSize(uint32_t in, uint32_t kernel, uint32_t stride, uint32_t 
 
 namespace {
 
-// Tap (i, j) of `channel` at output positions (oy, ox), oy in [oy_first, oy_last):
-// one run of an im2col column, written to `run`.
-void FillTapRun(const arma::fmat& channel, const ConvParams& p, uint32_t i, uint32_t j, uint32_t ox,
-                int64_t oy_first, int64_t oy_last, float* run) {
-  const int64_t in_h = channel.n_rows, in_w = channel.n_cols;
-  const int64_t x = int64_t{ox} * p.stride_w + int64_t{j} * p.dilation_w - p.padding_w;
-  if (x < 0 || x >= in_w) {
+// One tap (i, j) of one input channel: where it reads for each output position.
+struct Tap {
+  const float* channel;  // the input channel, column-major in_h x in_w
+  int64_t in_h, in_w;
+  int64_t x0;            // output column ox reads input column x0 + ox * stride_w
+  int64_t y0;            // output row oy reads input row y0 + oy * stride_h ...
+  int64_t inside_begin;  // ... which lies inside the image for oy in
+  int64_t inside_end;    // [inside_begin, inside_end); elsewhere it reads padding (zero)
+};
+
+Tap MakeTap(const arma::fmat& channel, const ConvParams& p, uint32_t i, uint32_t j,
+            uint32_t out_h) {
+  Tap tap{channel.memptr(), static_cast<int64_t>(channel.n_rows),
+          static_cast<int64_t>(channel.n_cols), 0, 0, 0, 0};
+  tap.x0 = int64_t{j} * p.dilation_w - p.padding_w;
+  tap.y0 = int64_t{i} * p.dilation_h - p.padding_h;
+  const int64_t stride_h = p.stride_h;
+  tap.inside_begin = std::clamp<int64_t>((-tap.y0 + stride_h - 1) / stride_h, 0, out_h);
+  tap.inside_end =
+      std::clamp<int64_t>((tap.in_h - tap.y0 + stride_h - 1) / stride_h, tap.inside_begin, out_h);
+  return tap;
+}
+
+// Output positions (oy, ox), oy in [oy_first, oy_last), of `tap`: one run of
+// an im2col column, written to `run`. Called once per output column and tap,
+// so everything that needs a division is in the Tap already.
+void FillTapRun(const Tap& tap, const ConvParams& p, uint32_t ox, int64_t oy_first,
+                int64_t oy_last, float* run) {
+  const int64_t x = tap.x0 + int64_t{ox} * p.stride_w;
+  if (x < 0 || x >= tap.in_w) {
     std::fill(run, run + (oy_last - oy_first), 0.f);
     return;
   }
-  // Output row oy reads input row y0 + oy * stride_h; it lies inside the image
-  // for oy in [begin, end). Outside them the tap reads padding (zero).
-  const int64_t y0 = int64_t{i} * p.dilation_h - p.padding_h;
-  const int64_t stride_h = p.stride_h;
-  const int64_t begin = std::clamp<int64_t>((-y0 + stride_h - 1) / stride_h, oy_first, oy_last);
-  const int64_t end = std::clamp<int64_t>((in_h - y0 + stride_h - 1) / stride_h, begin, oy_last);
-  const float* source = channel.colptr(x);
+  const int64_t begin = std::clamp(tap.inside_begin, oy_first, oy_last);
+  const int64_t end = std::clamp(tap.inside_end, begin, oy_last);
+  const float* source = tap.channel + x * tap.in_h + tap.y0;  // source[oy * stride_h]
   std::fill(run, run + (begin - oy_first), 0.f);
   float* out = run - oy_first;  // out[oy] is output row oy
-  if (stride_h == 1) {
-    std::copy(source + y0 + begin, source + y0 + end, out + begin);
-  } else if (stride_h == 2) {
+  if (p.stride_h == 1) {
+    std::copy(source + begin, source + end, out + begin);
+  } else if (p.stride_h == 2) {
     // The downsampling convolutions' stride, written out so that the compiler
     // knows it and vectorizes the copy (a variable stride copies one by one).
-    const float* from = source + y0 + begin * 2;
+    const float* from = source + begin * 2;
     float* to = out + begin;
     for (int64_t n = 0; n < end - begin; ++n) to[n] = from[2 * n];
   } else {
-    for (int64_t oy = begin; oy < end; ++oy) out[oy] = source[y0 + oy * stride_h];
+    for (int64_t oy = begin; oy < end; ++oy) out[oy] = source[oy * p.stride_h];
   }
   std::fill(out + end, out + oy_last, 0.f);
 }
@@ -130,13 +149,13 @@ void Im2ColMatrix::FillBlock(uint64_t first_row, uint64_t rows, uint64_t first_c
   const uint64_t end_row = first_row + rows;
   for (uint64_t col = first_col; col < last_col; ++col, block += rows) {
     const uint32_t c = col / (kh * kw), i = col / kw % kh, j = col % kw;
-    const arma::fmat& channel = input_.slice(first_channel_ + c);
+    const Tap tap = MakeTap(input_.slice(first_channel_ + c), params_, i, j, out_h_);
     // The block's rows run down output column ox = row / out_h, then the next.
     float* run = block;
-    for (uint64_t row = first_row; row < end_row;) {
-      const uint32_t ox = row / out_h_, oy = row % out_h_;
+    uint32_t ox = first_row / out_h_, oy = first_row % out_h_;
+    for (uint64_t row = first_row; row < end_row; ++ox, oy = 0) {
       const uint64_t length = std::min<uint64_t>(out_h_ - oy, end_row - row);
-      FillTapRun(channel, params_, i, j, ox, oy, oy + length, run);
+      FillTapRun(tap, params_, ox, oy, oy + length, run);
       run += length;
       row += length;
     }
