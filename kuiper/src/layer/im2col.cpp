@@ -79,13 +79,13 @@ void FillTapRun(const Tap& tap, const ConvParams& p, uint32_t ox, int64_t oy_fir
 // times columns [first_col, first_col + cols) of b, one GEMM; then the
 // epilogue on those m x cols values while they are in the cache.
 //
-// The GEMM is oneDNN's, not OpenBLAS's: oneDNN picks its kernels for the CPU
-// it runs on (AVX-512 where there is AVX-512), while Debian 12's OpenBLAS
-// (0.3.21) predates the newest CPUs and is often pinned to older kernels with
-// OPENBLAS_CORETYPE. Measured on a 2-core AVX-512 machine pinned to Haswell:
-// twice the GFLOP/s on ResNet18's convolutions. It is the library PyTorch
-// itself uses. Inside an OpenMP region it runs on the calling thread; outside
-// one it shares the work among the OpenMP threads itself.
+// The GEMM is oneDNN's, not OpenBLAS's: oneDNN generates its kernels for the
+// CPU it runs on (AVX-512 where there is AVX-512), while Debian 12's OpenBLAS
+// (0.3.21) predates the newest CPUs, and the course's machines pin it to its
+// AVX2 (Haswell) kernels with OPENBLAS_CORETYPE. Measured there (2 cores,
+// AVX-512): twice the GFLOP/s on ResNet18's convolution shapes. It is the
+// library PyTorch's own convolutions use. Inside an OpenMP region it runs on
+// the calling thread; outside one it shares the work among the OpenMP threads.
 // dnnl_sgemm is row-major: column-major C = A * B is row-major C' = B' * A'.
 void Gemm(const float* a, int64_t m, int64_t lda, const arma::fmat& b, uint64_t first_col,
           uint64_t cols, float* c, int64_t ldc, const Epilogue& epilogue) {
