@@ -2,6 +2,7 @@
 // functions of two arguments (one-argument functions: kuiper/test/layers).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "kuiper/error.hpp"
@@ -35,6 +36,20 @@ TEST(ExpressionLayer, EvaluatesNestedCallsPerElement) {
   for (uint32_t i = 0; i < a->size(); ++i) {
     EXPECT_FLOAT_EQ(outputs[0]->index(i), a->index(i) * b->index(i) + c->index(i));
   }
+}
+
+TEST(ExpressionLayer, FusedReluClampsTheResultAtZero) {
+  ExpressionLayer layer("add(@0,@1)", 2);
+  ASSERT_TRUE(layer.FuseActivation(Activation::kRelu));
+  EXPECT_FALSE(layer.FuseActivation(Activation::kSilu));  // one activation only
+  const sftensor a = Ramp({2, 3, 4}, -6, 0.5f), b = Ramp({2, 3, 4}, 1, -0.25f);
+  std::vector<sftensor> outputs(1);
+  ASSERT_EQ(layer.Forward({a, b}, outputs), InferStatus::kInferSuccess);
+  for (uint32_t i = 0; i < a->size(); ++i) {
+    // a + b runs from -5 up by 0.25 (row-major): the ReLU zeroes the first 21.
+    EXPECT_EQ(outputs[0]->index(i), std::max(a->index(i) + b->index(i), 0.f)) << "element " << i;
+  }
+  EXPECT_EQ(outputs[0]->index(23), 0.75f);  // the last element in both orders
 }
 
 TEST(ExpressionLayer, EveryBinaryFunctionMatchesItsFormula) {

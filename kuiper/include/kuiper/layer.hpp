@@ -44,7 +44,8 @@ class Layer {
 
   // Asks the layer to apply `activation` to its own output from now on, so
   // that the activation operator after it can be skipped (RuntimeGraph::Build
-  // fuses nn.Conv2d + nn.ReLU / nn.SiLU). Returns false when it cannot.
+  // fuses nn.Conv2d + nn.ReLU / nn.SiLU, and pnnx.Expression + either).
+  // Returns false when it cannot.
   virtual bool FuseActivation(Activation) { return false; }
 
   const std::string& layer_name() const { return layer_name_; }

@@ -36,8 +36,17 @@ InferStatus ExpressionLayer::Forward(const std::vector<sftensor>& inputs,
   const bool passed_on = rpn_.size() == 1;
   for (size_t i = 0; i < batch; ++i) {
     outputs[i] = passed_on ? TensorClone(results[i]) : std::move(results[i]);
+    if (activation_ != Activation::kNone) {
+      AddBiasAndActivate(outputs[i]->raw_ptr(), outputs[i]->size(), 0.f, activation_);
+    }
   }
   return InferStatus::kInferSuccess;
+}
+
+bool ExpressionLayer::FuseActivation(Activation activation) {
+  if (activation == Activation::kNone || activation_ != Activation::kNone) return false;
+  activation_ = activation;
+  return true;
 }
 
 namespace {

@@ -1,5 +1,5 @@
-// RuntimeGraph::Build fuses a ReLU or SiLU into the convolution before it when
-// the activation is the only reader of the convolution's output.
+// RuntimeGraph::Build fuses a ReLU or SiLU into the convolution or expression
+// before it when the activation is the only reader of that operator's output.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -43,11 +43,23 @@ TEST(ActivationFusion, ReluReadingOnlyAConvolutionIsFusedIntoIt) {
 TEST(ActivationFusion, ConvolutionReadByAnExpressionKeepsItsOutput) {
   const auto tiny = TinyNetAfterOneForward();
   const RuntimeGraph& graph = *tiny;
-  // conv2's output goes to add(...), and the ReLU after the add has no
-  // convolution to fuse into: both stay as they are.
+  // conv2's output goes to add(...), which is not an activation.
   EXPECT_EQ(Convolution(graph, "conv2").activation(), Activation::kNone);
-  EXPECT_NE(graph.FindOperator("pnnx_unique_0")->output_operand->datas,
+  EXPECT_NE(graph.FindOperator("conv2")->output_operand->datas,
             graph.FindOperator("pnnx_expr_0")->output_operand->datas);
+}
+
+TEST(ActivationFusion, ReluReadingOnlyAnAddIsFusedIntoIt) {
+  const auto tiny = TinyNetAfterOneForward();
+  const RuntimeGraph& graph = *tiny;
+  // The ReLU after the residual add passes the add's own tensors on ...
+  ASSERT_EQ(graph.FindOperator("pnnx_unique_0")->output_operand->datas,
+            graph.FindOperator("pnnx_expr_0")->output_operand->datas);
+  // ... which the add has already put through the ReLU.
+  for (const sftensor& t : graph.FindOperator("pnnx_expr_0")->output_operand->datas) {
+    EXPECT_GE(t->data().min(), 0.f);
+    EXPECT_GT(t->data().max(), 0.f);
+  }
 }
 
 TEST(ActivationFusion, FusedConvolutionMatchesConvolutionThenActivation) {

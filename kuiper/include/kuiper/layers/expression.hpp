@@ -7,6 +7,7 @@
 
 #include "kuiper/expression.hpp"
 #include "kuiper/layer.hpp"
+#include "kuiper/layers/activation.hpp"
 
 namespace kuiper {
 
@@ -24,12 +25,17 @@ class ExpressionLayer : public Layer {
   // outputs.size(), and kInferFailedShapeError when shapes do not broadcast.
   InferStatus Forward(const std::vector<sftensor>& inputs, std::vector<sftensor>& outputs) override;
 
+  // Applies `activation` to the result from now on (RuntimeGraph::Build fuses
+  // the ReLU after a residual add into the add). Only one activation.
+  bool FuseActivation(Activation activation) override;
+
   const std::vector<const TokenNode*>& reverse_polish() const { return rpn_; }
 
  private:
   ExpressionParser parser_;
   int input_count_;
   std::vector<const TokenNode*> rpn_;
+  Activation activation_ = Activation::kNone;
 };
 
 }  // namespace kuiper
