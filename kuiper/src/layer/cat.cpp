@@ -54,7 +54,9 @@ class CatLayer : public Layer {
     for (int copy = 0; copy < copies; ++copy) {
       const size_t i = copy / operands, k = copy % operands;
       uint32_t offset = 0;  // where part k starts along the axis
-      for (size_t before = 0; before < k; ++before) offset += extent(inputs[before * batch + i]->data());
+      for (size_t before = 0; before < k; ++before) {
+        offset += extent(inputs[before * batch + i]->data());
+      }
       const arma::fcube& part = inputs[k * batch + i]->data();
       // arma::fcube is (rows, cols, slices): the 3-D view's channels are slices.
       const uint32_t row = axis == 1 ? offset : 0;

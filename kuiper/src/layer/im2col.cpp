@@ -1,8 +1,8 @@
 // The core half of the convolution: ConvOutputSize, Im2Col and MultiplyInto.
 // Lab course6 (ConvolutionLayer::ComputeGroups) combines them per group.
 #include <fmt/format.h>
-#include <oneapi/dnnl/dnnl.h>
 #include <omp.h>
+#include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
 #include <memory>
@@ -25,18 +25,20 @@ namespace {
 
 // One tap (i, j) of one input channel: where it reads for each output position.
 struct Tap {
-  const float* channel;  // the input channel, column-major in_h x in_w
-  int64_t in_h, in_w;
-  int64_t x0;            // output column ox reads input column x0 + ox * stride_w
-  int64_t y0;            // output row oy reads input row y0 + oy * stride_h ...
-  int64_t inside_begin;  // ... which lies inside the image for oy in
-  int64_t inside_end;    // [inside_begin, inside_end); elsewhere it reads padding (zero)
+  const float* channel = nullptr;  // the input channel, column-major in_h x in_w
+  int64_t in_h = 0, in_w = 0;
+  int64_t x0 = 0;            // output column ox reads input column x0 + ox * stride_w
+  int64_t y0 = 0;            // output row oy reads input row y0 + oy * stride_h ...
+  int64_t inside_begin = 0;  // ... which lies inside the image for oy in
+  int64_t inside_end = 0;    // [inside_begin, inside_end); elsewhere it reads padding (zero)
 };
 
 Tap MakeTap(const arma::fmat& channel, const ConvParams& p, uint32_t i, uint32_t j,
             uint32_t out_h) {
-  Tap tap{channel.memptr(), static_cast<int64_t>(channel.n_rows),
-          static_cast<int64_t>(channel.n_cols), 0, 0, 0, 0};
+  Tap tap;
+  tap.channel = channel.memptr();
+  tap.in_h = static_cast<int64_t>(channel.n_rows);
+  tap.in_w = static_cast<int64_t>(channel.n_cols);
   tap.x0 = int64_t{j} * p.dilation_w - p.padding_w;
   tap.y0 = int64_t{i} * p.dilation_h - p.padding_h;
   const int64_t stride_h = p.stride_h;
@@ -49,8 +51,8 @@ Tap MakeTap(const arma::fmat& channel, const ConvParams& p, uint32_t i, uint32_t
 // Output positions (oy, ox), oy in [oy_first, oy_last), of `tap`: one run of
 // an im2col column, written to `run`. Called once per output column and tap,
 // so everything that needs a division is in the Tap already.
-void FillTapRun(const Tap& tap, const ConvParams& p, uint32_t ox, int64_t oy_first,
-                int64_t oy_last, float* run) {
+void FillTapRun(const Tap& tap, const ConvParams& p, uint32_t ox, int64_t oy_first, int64_t oy_last,
+                float* run) {
   const int64_t x = tap.x0 + int64_t{ox} * p.stride_w;
   if (x < 0 || x >= tap.in_w) {
     std::fill(run, run + (oy_last - oy_first), 0.f);

@@ -2,13 +2,12 @@
 // NumPy broadcasting between the operands of a function.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <exception>
-
-#include <omp.h>
 
 #include "kuiper/error.hpp"
 #include "kuiper/expression.hpp"
