@@ -156,8 +156,8 @@ int Classify(const ClassifyOptions& options) {
 
 int Detect(const DetectOptions& options) {
   if (!(options.conf >= 0 && options.conf <= 1) || !(options.iou >= 0 && options.iou <= 1)) {
-    throw UsageError(fmt::format("--conf {} and --iou {} must lie in [0, 1]", options.conf,
-                                 options.iou));
+    throw UsageError(
+        fmt::format("--conf {} and --iou {} must lie in [0, 1]", options.conf, options.iou));
   }
   if (options.max_det < 1) {
     throw UsageError(fmt::format("--max-det {} is not at least 1", options.max_det));
@@ -279,11 +279,12 @@ int Run(const RunOptions& options) {
 
 int Bench(const BenchOptions& options) {
   if (options.batch < 1 || options.runs < 1 || options.warmup < 0 || options.threads < 0) {
-    throw UsageError(fmt::format(
-        "--batch {} and --runs {} must be >= 1, --warmup {} and --threads {} >= 0", options.batch,
-        options.runs, options.warmup, options.threads));
+    throw UsageError(
+        fmt::format("--batch {} and --runs {} must be >= 1, --warmup {} and --threads {} >= 0",
+                    options.batch, options.runs, options.warmup, options.threads));
   }
-  // The engine's threads are OpenMP's; OpenBLAS stays single-threaded inside them.
+  // The engine's threads are OpenMP's, and oneDNN's GEMM runs on the same pool;
+  // OpenBLAS (under Armadillo) stays single-threaded inside them.
   if (options.threads > 0) omp_set_num_threads(options.threads);
   const ModelFiles files = ResolveModel(options.model);
   std::unique_ptr<RuntimeGraph> graph = BuildGraph(files);
@@ -326,9 +327,11 @@ int Bench(const BenchOptions& options) {
   graph->set_profiler(nullptr);
   progress.Clear();
 
-  fmt::print("{}: batch {}, {} OpenMP / {} BLAS thread(s), {} warm-up + {} timed run(s)\n",
-             files.param, options.batch, omp_get_max_threads(), BlasThreads(), options.warmup,
-             options.runs);
+  fmt::print(
+      "{}: batch {}, {} OpenMP thread(s) (oneDNN's GEMM shares them), {} OpenBLAS thread(s), {} "
+      "warm-up + {} timed run(s)\n",
+      files.param, options.batch, omp_get_max_threads(), BlasThreads(), options.warmup,
+      options.runs);
   fmt::print("per image: median {:.3f} ms, p90 {:.3f} ms (min {:.3f} ms)\n",
              Quantile(per_image_ms, 0.5), Quantile(per_image_ms, 0.9), Quantile(per_image_ms, 0.0));
   if (!options.profile) return 0;
@@ -378,8 +381,9 @@ std::string DotQuote(const std::string& text) {
 int Graph(const GraphOptions& options) {
   const ModelFiles files = ResolveModel(options.model, /*need_bin=*/false);
   if (!files.onnx.empty()) {
-    throw Error(fmt::format("graph reads PNNX models: first run `kuiper convert {} -o {}.pnnx.param`",
-                            files.onnx, files.name));
+    throw Error(
+        fmt::format("graph reads PNNX models: first run `kuiper convert {} -o {}.pnnx.param`",
+                    files.onnx, files.name));
   }
   // The structure is enough: attributes keep their shapes without their data.
   RuntimeGraph graph(files.param, "");
