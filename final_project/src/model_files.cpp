@@ -54,7 +54,8 @@ ModelFiles ResolveModel(const std::string& model, bool need_bin) {
   } else if (EndsWith(model, kParamSuffix)) {
     files = FromParam(path);
   } else if (EndsWith(model, ".onnx")) {
-    if (!fs::is_regular_file(path)) throw Error(fmt::format("model file '{}' does not exist", model));
+    if (!fs::is_regular_file(path))
+      throw Error(fmt::format("model file '{}' does not exist", model));
     files.name = path.stem().string();
     files.dir = path.parent_path().empty() ? "." : path.parent_path().string();
     files.onnx = model;

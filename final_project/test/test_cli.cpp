@@ -137,8 +137,8 @@ TEST(Cli, ConvertWritesAPnnxModelThatRunsTheSame) {
 }
 
 TEST(Cli, ConvertRefusesANonOnnxModel) {
-  const Outcome o = Kuiper("convert " + kFixtures + "tiny_net.pnnx.param -o " +
-                           TempPath("x.pnnx.param"));
+  const Outcome o =
+      Kuiper("convert " + kFixtures + "tiny_net.pnnx.param -o " + TempPath("x.pnnx.param"));
   EXPECT_EQ(o.status, 1);
   ExpectOneErrorLine(o, ".onnx");
 }

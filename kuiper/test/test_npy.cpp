@@ -99,23 +99,22 @@ TEST(NpyErrors, HeaderCutOff) {
   ExpectParseError(std::string("\x93NUMPY\x01\x00\xff\x00{'descr'", 17), "cut off");
 }
 TEST(NpyErrors, FortranOrder) {
-  ExpectParseError(Header("{'descr': '<f4', 'fortran_order': True, 'shape': (1,), }") +
-                       std::string(4, '\0'),
-                   "Fortran");
+  ExpectParseError(
+      Header("{'descr': '<f4', 'fortran_order': True, 'shape': (1,), }") + std::string(4, '\0'),
+      "Fortran");
 }
 TEST(NpyErrors, BigEndian) {
-  ExpectParseError(Header("{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }") +
-                       std::string(4, '\0'),
-                   "big-endian");
+  ExpectParseError(
+      Header("{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }") + std::string(4, '\0'),
+      "big-endian");
 }
 TEST(NpyErrors, UnsupportedDtype) {
-  ExpectParseError(Header("{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }"),
-                   "dtype");
+  ExpectParseError(Header("{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }"), "dtype");
 }
 TEST(NpyErrors, TooLittleData) {
-  ExpectParseError(Header("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }") +
-                       std::string(8, '\0'),
-                   "needs 24 bytes");
+  ExpectParseError(
+      Header("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }") + std::string(8, '\0'),
+      "needs 24 bytes");
 }
 // 45000 characters of shape overflowed the stack of std::regex (found by fuzz/npy_fuzzer.cpp).
 TEST(NpyErrors, HeaderLongerThanNumpysLimitIsRefusedBeforeMatching) {

@@ -25,8 +25,8 @@ void ExpectValidOrder(const RuntimeGraph& graph, const std::vector<RuntimeOperat
   }
   for (const auto& op : graph.operators()) {
     for (const RuntimeOperator* consumer : op->output_operators) {
-      EXPECT_LT(position.at(op.get()), position.at(consumer)) << op->name << " -> "
-                                                              << consumer->name;
+      EXPECT_LT(position.at(op.get()), position.at(consumer))
+          << op->name << " -> " << consumer->name;
     }
   }
 }

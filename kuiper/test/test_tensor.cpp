@@ -43,8 +43,7 @@ TEST(TensorShape, ThreeDimensional) {
 TEST(TensorShape, FromShapeVectorKeepsTheGivenRank) {
   EXPECT_EQ(ftensor(std::vector<uint32_t>{7}).raw_shapes(), std::vector<uint32_t>({7}));
   EXPECT_EQ(ftensor(std::vector<uint32_t>{2, 7}).raw_shapes(), std::vector<uint32_t>({2, 7}));
-  EXPECT_EQ(ftensor(std::vector<uint32_t>{1, 2, 7}).raw_shapes(),
-            std::vector<uint32_t>({1, 2, 7}));
+  EXPECT_EQ(ftensor(std::vector<uint32_t>{1, 2, 7}).raw_shapes(), std::vector<uint32_t>({1, 2, 7}));
 }
 
 TEST(TensorShape, RankZeroOrFourThrows) {

@@ -16,8 +16,8 @@ class Error : public std::runtime_error {
 // Thrown by a lab function whose TODO block the student has not filled in yet.
 class NotImplemented : public Error {
  public:
-  NotImplemented(const std::string& lab, const std::string& what,
-                 const std::string& file, int line);
+  NotImplemented(const std::string& lab, const std::string& what, const std::string& file,
+                 int line);
 };
 
 // A tensor or matrix whose shape does not fit the operation.
@@ -61,5 +61,4 @@ class ResourceError : public Error {
 }  // namespace kuiper
 
 // Stands in for the body of a lab function until the student writes it.
-#define KUIPER_TODO(lab, what) \
-  throw ::kuiper::NotImplemented((lab), (what), __FILE__, __LINE__)
+#define KUIPER_TODO(lab, what) throw ::kuiper::NotImplemented((lab), (what), __FILE__, __LINE__)

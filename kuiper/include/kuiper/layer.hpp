@@ -17,12 +17,12 @@ namespace kuiper {
 // kInferSuccess into a LayerError naming the operator.
 enum class InferStatus {
   kInferSuccess = 0,
-  kInferFailedInputEmpty,             // no input tensors, or an empty one
-  kInferFailedOutputEmpty,            // no output slots
-  kInferFailedInputOutSizeMatchError, // input and output batch sizes differ
-  kInferFailedBatchMatchError,        // several inputs with different batch sizes
-  kInferFailedChannelParameterError,  // channels do not match the layer's parameters
-  kInferFailedShapeError,             // a shape that does not fit the layer's parameters
+  kInferFailedInputEmpty,              // no input tensors, or an empty one
+  kInferFailedOutputEmpty,             // no output slots
+  kInferFailedInputOutSizeMatchError,  // input and output batch sizes differ
+  kInferFailedBatchMatchError,         // several inputs with different batch sizes
+  kInferFailedChannelParameterError,   // channels do not match the layer's parameters
+  kInferFailedShapeError,              // a shape that does not fit the layer's parameters
 };
 
 const char* InferStatusName(InferStatus status);

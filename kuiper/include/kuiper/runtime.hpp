@@ -20,9 +20,9 @@ class Layer;
 
 // One parameter of an operator, such as kernel_size=(3,3) or eps=1e-05.
 // std::monostate stands for PNNX's None.
-using RuntimeParameter = std::variant<std::monostate, bool, int, float, std::string,
-                                      std::vector<int>, std::vector<float>,
-                                      std::vector<std::string>>;
+using RuntimeParameter =
+    std::variant<std::monostate, bool, int, float, std::string, std::vector<int>,
+                 std::vector<float>, std::vector<std::string>>;
 
 // The name of the type a RuntimeParameter holds ("int", "float array", ...).
 std::string ParameterTypeName(const RuntimeParameter& parameter);
@@ -71,8 +71,8 @@ struct RuntimeOperator {
   T param(const std::string& key) const {
     const auto it = params.find(key);
     if (it == params.end()) {
-      throw LayerError(fmt::format("operator '{}' ({}): parameter '{}' is missing", name, type,
-                                   key));
+      throw LayerError(
+          fmt::format("operator '{}' ({}): parameter '{}' is missing", name, type, key));
     }
     if (const T* value = std::get_if<T>(&it->second)) return *value;
     if constexpr (std::is_same_v<T, float>) {

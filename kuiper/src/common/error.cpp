@@ -6,7 +6,7 @@ namespace kuiper {
 
 NotImplemented::NotImplemented(const std::string& lab, const std::string& what,
                                const std::string& file, int line)
-    : Error(fmt::format("NotImplemented: {} TODO '{}' is not written yet ({}:{})",
-                        lab, what, file, line)) {}
+    : Error(fmt::format("NotImplemented: {} TODO '{}' is not written yet ({}:{})", lab, what, file,
+                        line)) {}
 
 }  // namespace kuiper

@@ -112,19 +112,28 @@ NpyArray ParseNpy(std::string_view bytes, const std::string& name) {
   const char* data = bytes.data() + header_start + header_len;
   const size_t available = bytes.size() - header_start - header_len;
   size_t element_size = 0;
-  if (kind == "f4" || kind == "i4") element_size = 4;
-  else if (kind == "f8" || kind == "i8") element_size = 8;
-  else if (kind == "u1" || kind == "b1") element_size = 1;
-  else throw fail(fmt::format("dtype '{}' is not one of f4 f8 i8 i4 u1 b1", kind));
+  if (kind == "f4" || kind == "i4")
+    element_size = 4;
+  else if (kind == "f8" || kind == "i8")
+    element_size = 8;
+  else if (kind == "u1" || kind == "b1")
+    element_size = 1;
+  else
+    throw fail(fmt::format("dtype '{}' is not one of f4 f8 i8 i4 u1 b1", kind));
   if (available < count * element_size) {
     throw fail(fmt::format("shape ({}) needs {} bytes of data, the file has {}", dims,
                            count * element_size, available));
   }
-  if (kind == "f4") Convert<float>(data, count, array.data);
-  else if (kind == "f8") Convert<double>(data, count, array.data);
-  else if (kind == "i8") Convert<int64_t>(data, count, array.data);
-  else if (kind == "i4") Convert<int32_t>(data, count, array.data);
-  else Convert<uint8_t>(data, count, array.data);
+  if (kind == "f4")
+    Convert<float>(data, count, array.data);
+  else if (kind == "f8")
+    Convert<double>(data, count, array.data);
+  else if (kind == "i8")
+    Convert<int64_t>(data, count, array.data);
+  else if (kind == "i4")
+    Convert<int32_t>(data, count, array.data);
+  else
+    Convert<uint8_t>(data, count, array.data);
   return array;
 }
 
@@ -152,8 +161,9 @@ void SaveNpy(const std::string& path, const NpyArray& array) {
 
 std::vector<sftensor> NpyToBatch(const NpyArray& array) {
   if (array.shape.size() < 2 || array.shape.size() > 4) {
-    throw ShapeError(fmt::format("an input array must be (N, F), (N, H, W) or (N, C, H, W); got ({})",
-                                 fmt::join(array.shape, ", ")));
+    throw ShapeError(
+        fmt::format("an input array must be (N, F), (N, H, W) or (N, C, H, W); got ({})",
+                    fmt::join(array.shape, ", ")));
   }
   std::vector<uint32_t> item_shape;
   for (size_t i = 1; i < array.shape.size(); ++i) {
@@ -167,8 +177,9 @@ std::vector<sftensor> NpyToBatch(const NpyArray& array) {
   for (int64_t n = 0; n < array.shape[0]; ++n) {
     auto tensor = TensorCreate(item_shape);
     const size_t size = tensor->size();
-    tensor->Fill(std::vector<float>(array.data.begin() + offset, array.data.begin() + offset + size),
-                 /*row_major=*/true);
+    tensor->Fill(
+        std::vector<float>(array.data.begin() + offset, array.data.begin() + offset + size),
+        /*row_major=*/true);
     offset += size;
     batch.push_back(std::move(tensor));
   }

@@ -10,12 +10,16 @@ namespace kuiper {
 
 const char* InferStatusName(InferStatus status) {
   switch (status) {
-    case InferStatus::kInferSuccess: return "success";
-    case InferStatus::kInferFailedInputEmpty: return "input is empty";
-    case InferStatus::kInferFailedOutputEmpty: return "output is empty";
+    case InferStatus::kInferSuccess:
+      return "success";
+    case InferStatus::kInferFailedInputEmpty:
+      return "input is empty";
+    case InferStatus::kInferFailedOutputEmpty:
+      return "output is empty";
     case InferStatus::kInferFailedInputOutSizeMatchError:
       return "input and output batch sizes differ";
-    case InferStatus::kInferFailedBatchMatchError: return "inputs have different batch sizes";
+    case InferStatus::kInferFailedBatchMatchError:
+      return "inputs have different batch sizes";
     case InferStatus::kInferFailedChannelParameterError:
       return "channels do not match the layer's parameters";
     case InferStatus::kInferFailedShapeError:
@@ -58,8 +62,8 @@ void LayerRegisterer::RegisterCreator(const std::string& type, LayerCreator crea
 std::unique_ptr<Layer> LayerRegisterer::CreateLayer(const RuntimeOperator& op) {
   const auto it = Registry().find(op.type);
   if (it == Registry().end()) {
-    throw LayerError(fmt::format("operator '{}': no layer is registered for type '{}'", op.name,
-                                 op.type));
+    throw LayerError(
+        fmt::format("operator '{}': no layer is registered for type '{}'", op.name, op.type));
   }
   return it->second(op);
 }

@@ -55,7 +55,8 @@ class DetectLayer : public Layer {
     const auto decode_item = [&](size_t i) {
       arma::fmat& out = outputs[i]->slice(0);
       uint32_t row = 0;
-      for (size_t l = 0; l < levels; ++l) row = Decode(*inputs[l * batch + i], levels_[l], row, out);
+      for (size_t l = 0; l < levels; ++l)
+        row = Decode(*inputs[l * batch + i], levels_[l], row, out);
     };
     // One item parallelises inside Decode; several run one per thread.
     if (batch == 1) {

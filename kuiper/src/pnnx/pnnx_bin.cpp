@@ -39,8 +39,7 @@ std::string ZipErrorText(int code) {
 }
 
 [[noreturn]] void FailOpen(const std::string& name, const std::string& reason) {
-  throw ParseError(
-      fmt::format("{}: cannot open PNNX bin file as a zip archive: {}", name, reason));
+  throw ParseError(fmt::format("{}: cannot open PNNX bin file as a zip archive: {}", name, reason));
 }
 
 ZipArchive OpenZip(const std::string& path) {

@@ -28,8 +28,9 @@ bool ByIndex(const RuntimeOperator* a, const RuntimeOperator* b) { return a->ind
 std::vector<uint32_t> BatchItemShape(const std::vector<int>& shapes) {
   if (shapes.size() < 2 || shapes.size() > 4 ||
       std::any_of(shapes.begin() + 1, shapes.end(), [](int d) { return d <= 0; })) {
-    throw ShapeError(fmt::format(
-        "operand shape ({}) is not a batch of known 1-D, 2-D or 3-D tensors", fmt::join(shapes, ",")));
+    throw ShapeError(
+        fmt::format("operand shape ({}) is not a batch of known 1-D, 2-D or 3-D tensors",
+                    fmt::join(shapes, ",")));
   }
   return {shapes.begin() + 1, shapes.end()};
 }
@@ -38,7 +39,8 @@ RuntimeGraph::RuntimeGraph(std::string param_path, std::string bin_path)
     : param_path_(std::move(param_path)), bin_path_(std::move(bin_path)) {}
 
 RuntimeGraph::RuntimeGraph(pnnx::Graph graph, std::string name)
-    : param_path_(std::move(name)), memory_graph_(std::make_unique<pnnx::Graph>(std::move(graph))) {}
+    : param_path_(std::move(name)),
+      memory_graph_(std::make_unique<pnnx::Graph>(std::move(graph))) {}
 
 RuntimeGraph::~RuntimeGraph() = default;
 
@@ -48,7 +50,7 @@ void RuntimeGraph::InitTopology() { Load(/*with_params=*/false); }
 
 void RuntimeGraph::Load(bool with_params) {
   // A copy of the in-memory graph: its attributes move into the operators below.
-  pnnx::Graph graph = memory_graph_                          ? *memory_graph_
+  pnnx::Graph graph = memory_graph_                       ? *memory_graph_
                       : bin_path_.empty() || !with_params ? pnnx::LoadParam(param_path_)
                                                           : pnnx::Load(param_path_, bin_path_);
   operators_.clear();
@@ -74,8 +76,7 @@ void RuntimeGraph::Load(bool with_params) {
     for (int input : source.inputs) op->input_operands.push_back(operands_.at(input).get());
     if (source.outputs.size() > 1) {
       throw GraphError(fmt::format("{}:{}: operator {} has {} outputs; the engine supports one",
-                                   param_path_, source.line, Describe(*op),
-                                   source.outputs.size()));
+                                   param_path_, source.line, Describe(*op), source.outputs.size()));
     }
     if (!source.outputs.empty()) op->output_operand = operands_.at(source.outputs[0]).get();
     operators_.push_back(std::move(op));
@@ -140,8 +141,8 @@ std::vector<RuntimeOperator*> RuntimeGraph::ReverseTopo() const {
       RuntimeOperator* child = op->output_operators[op->output_operators.size() - 1 - next++];
       const Mark mark = marks[child];
       if (mark == Mark::kOnPath) {
-        throw GraphError(fmt::format("the graph has a cycle through operator {}",
-                                     Describe(*child)));
+        throw GraphError(
+            fmt::format("the graph has a cycle through operator {}", Describe(*child)));
       }
       if (mark == Mark::kNew) {
         marks[child] = Mark::kOnPath;
@@ -312,8 +313,8 @@ std::vector<std::vector<sftensor>> RuntimeGraph::Forward(
       profiler_(*op, elapsed.count());
     }
     if (status != InferStatus::kInferSuccess) {
-      throw LayerError(fmt::format("operator {} failed: {}", Describe(*op),
-                                   InferStatusName(status)));
+      throw LayerError(
+          fmt::format("operator {} failed: {}", Describe(*op), InferStatusName(status)));
     }
   }
   std::vector<std::vector<sftensor>> outputs;
@@ -329,9 +330,10 @@ std::vector<std::vector<sftensor>> RuntimeGraph::Forward(
 
 std::vector<sftensor> RuntimeGraph::Forward(const std::vector<sftensor>& batch) {
   if (inputs_.size() != 1 || outputs_.size() != 1) {
-    throw GraphError(fmt::format("{}: the graph has {} inputs and {} outputs; use the "
-                                 "multi-input Forward",
-                                 param_path_, inputs_.size(), outputs_.size()));
+    throw GraphError(
+        fmt::format("{}: the graph has {} inputs and {} outputs; use the "
+                    "multi-input Forward",
+                    param_path_, inputs_.size(), outputs_.size()));
   }
   return Forward(std::vector<std::vector<sftensor>>{batch}).front();
 }

@@ -10,9 +10,8 @@
 namespace kuiper {
 
 std::string ParameterTypeName(const RuntimeParameter& parameter) {
-  static const char* const kNames[] = {"None",       "bool",        "int",
-                                       "float",      "string",      "int array",
-                                       "float array", "string array"};
+  static const char* const kNames[] = {"None",   "bool",      "int",         "float",
+                                       "string", "int array", "float array", "string array"};
   return kNames[parameter.index()];
 }
 
@@ -25,8 +24,7 @@ RuntimeOperator& RuntimeOperator::operator=(RuntimeOperator&&) noexcept = defaul
 const RuntimeAttribute& RuntimeOperator::attr(const std::string& key) const {
   const auto it = attribute.find(key);
   if (it == attribute.end()) {
-    throw LayerError(fmt::format("operator '{}' ({}): attribute '{}' is missing", name, type,
-                                 key));
+    throw LayerError(fmt::format("operator '{}' ({}): attribute '{}' is missing", name, type, key));
   }
   // Layers read as many elements as the shape declares, so the data must hold
   // them all: a graph loaded without its .pnnx.bin has shapes but no data

@@ -19,16 +19,14 @@ uint64_t ShapeProduct(const std::vector<uint32_t>& shapes) {
 
 void CheckShapeRank(const std::vector<uint32_t>& shapes) {
   if (shapes.empty() || shapes.size() > 3) {
-    throw ShapeError(fmt::format(
-        "a tensor has 1, 2 or 3 dimensions, got shape [{}]", fmt::join(shapes, ", ")));
+    throw ShapeError(
+        fmt::format("a tensor has 1, 2 or 3 dimensions, got shape [{}]", fmt::join(shapes, ", ")));
   }
 }
 
 }  // namespace
 
-Tensor<float>::Tensor(uint32_t size) : raw_shapes_{size}, data_(1, size, 1) {
-  data_.zeros();
-}
+Tensor<float>::Tensor(uint32_t size) : raw_shapes_{size}, data_(1, size, 1) { data_.zeros(); }
 
 Tensor<float>::Tensor(uint32_t rows, uint32_t cols)
     : raw_shapes_{rows, cols}, data_(rows, cols, 1) {
@@ -57,16 +55,14 @@ uint32_t Tensor<float>::channels() const { return data_.n_slices; }
 uint32_t Tensor<float>::size() const { return data_.n_elem; }
 bool Tensor<float>::empty() const { return data_.empty(); }
 
-std::vector<uint32_t> Tensor<float>::shapes() const {
-  return {channels(), rows(), cols()};
-}
+std::vector<uint32_t> Tensor<float>::shapes() const { return {channels(), rows(), cols()}; }
 
 const std::vector<uint32_t>& Tensor<float>::raw_shapes() const { return raw_shapes_; }
 
 float Tensor<float>::index(uint32_t offset) const {
   if (offset >= size()) {
-    throw ShapeError(fmt::format("index {} is out of range for a tensor of {} elements",
-                                 offset, size()));
+    throw ShapeError(
+        fmt::format("index {} is out of range for a tensor of {} elements", offset, size()));
   }
   return data_.at(offset);
 }
@@ -93,8 +89,8 @@ float& Tensor<float>::at(uint32_t channel, uint32_t row, uint32_t col) {
 
 void Tensor<float>::CheckChannel(uint32_t channel) const {
   if (channel >= channels()) {
-    throw ShapeError(fmt::format("channel {} is out of range for a tensor of {} channels",
-                                 channel, channels()));
+    throw ShapeError(
+        fmt::format("channel {} is out of range for a tensor of {} channels", channel, channels()));
   }
 }
 
@@ -132,8 +128,8 @@ void Tensor<float>::Fill(float value) { data_.fill(value); }
 
 void Tensor<float>::Fill(const std::vector<float>& values, bool row_major) {
   if (values.size() != size()) {
-    throw ShapeError(fmt::format("Fill: got {} values for a tensor of {} elements",
-                                 values.size(), size()));
+    throw ShapeError(
+        fmt::format("Fill: got {} values for a tensor of {} elements", values.size(), size()));
   }
   if (!row_major) {
     std::copy(values.begin(), values.end(), data_.memptr());
@@ -209,8 +205,8 @@ sftensor ElementWise(const sftensor& a, const sftensor& b, Op op, const char* na
     return out;
   }
   if (a->shapes() != b->shapes()) {
-    throw ShapeError(fmt::format("{}: shapes [{}] and [{}] differ and neither is one element",
-                                 name, fmt::join(a->raw_shapes(), ", "),
+    throw ShapeError(fmt::format("{}: shapes [{}] and [{}] differ and neither is one element", name,
+                                 fmt::join(a->raw_shapes(), ", "),
                                  fmt::join(b->raw_shapes(), ", ")));
   }
   const float* pb = b->raw_ptr();
