@@ -202,9 +202,12 @@ def flatten_orders():
                     order.append((key, value, gx + k * cw + cw / 2, gy + r * ch + ch / 2))
                     svg.rect(gx + k * cw, gy + r * ch, cw, ch, *fills[c])
         order.sort()
-        for c in range(chans):  # the walk, under the numbers
-            svg.polyline([(x, y) for key, _, x, y in order if key[0] == c], colour, 1.5,
-                         arrow=True)
+        for c in range(chans):  # the walk, under the numbers, its arrow before the last one
+            points = [(x, y) for key, _, x, y in order if key[0] == c]
+            (x1, y1), (x2, y2) = points[-2], points[-1]
+            length = ((x2 - x1) ** 2 + (y2 - y1) ** 2) ** 0.5
+            points[-1] = (x2 - (x2 - x1) * 12 / length, y2 - (y2 - y1) * 12 / length)
+            svg.polyline(points, colour, 1.5, arrow=True)
         for _, value, x, y in order:
             svg.text(x, y + 5, value, 15, bold=True, halo=True)
         sx, sy = 330, y0 + 47
