@@ -351,7 +351,8 @@ TEST(Cli, GraphDotLabelsBreakLinesWithDotsNewlineEscape) {
   // make Graphviz print the two characters instead of breaking the line.
   const Outcome o = Kuiper("graph " + kFixtures + "tiny_net.pnnx.param --dot");
   ASSERT_EQ(o.status, 0) << o.err;
-  EXPECT_NE(o.out.find(R"("conv1" [label="nn.Conv2d\nconv1\n(1,8,16,16)"];)"), std::string::npos)
+  EXPECT_NE(o.out.find(R"dot("conv1" [label="nn.Conv2d\nconv1\n(1,8,16,16)"];)dot"),
+            std::string::npos)
       << o.out;
   EXPECT_EQ(o.out.find(R"(\\n)"), std::string::npos) << o.out;
 }
