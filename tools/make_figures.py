@@ -394,6 +394,9 @@ def graph_dot(kuiper, model, compact):
     operators = sum(1 for line in lines if "[label=" in line)
     title = (f"kuiper graph --dot\\n{os.path.relpath(model, ROOT)}\\n{operators} operators; "
              "an edge is an operand")
+    if compact:
+        title += ("\\none column per stage (stem + layer1, layer2, layer3, layer4 + head); "
+                  "dashed: into the next column")
     # The engine's own node attributes (box, monospace) stay; these come after and add to them.
     style = [f'  graph [label="{title}", labelloc=t, fontname="monospace", fontsize=11, '
              'nodesep=0.15, ranksep=0.22];',
@@ -414,7 +417,38 @@ def graph_dot(kuiper, model, compact):
             else:
                 line = f'  {name} [label="{label}", fillcolor="{fill}"];'
         out.append(line)
+    if compact:
+        out = in_columns(out)
     return "\n".join(out) + "\n"
+
+
+def in_columns(lines):
+    """ResNet's stages side by side instead of one 51-operator column.
+
+    An operator belongs to the stage of the last `layerN.` name at or before it
+    in the engine's order (the stem goes with layer1, the head with layer4).
+    Edges between stages stop constraining the ranks and are drawn dashed; the
+    operators they enter share the top rank, in order.
+    """
+    stage, stages = 1, {}
+    for line in lines:
+        m = re.match(r'\s*"([^"]+)" \[label=', line)
+        if m:
+            layer = re.match(r"layer(\d+)\.", m.group(1))
+            stage = int(layer.group(1)) if layer else stage
+            stages[m.group(1)] = stage
+    out, tops = [], [next(iter(stages))]
+    for line in lines[:-1]:
+        m = re.match(r'\s*"([^"]+)" -> "([^"]+)";$', line)
+        if m and stages[m.group(1)] != stages[m.group(2)]:
+            if m.group(2) not in tops:
+                tops.append(m.group(2))
+            line = line[:-1] + ' [constraint=false, style=dashed, color="#888888"];'
+        out.append(line)
+    tops.sort(key=list(stages).index)
+    out.append("  newrank=true; splines=ortho;")
+    out.append("  {rank=same; " + " -> ".join(f'"{t}"' for t in tops) + " [style=invis];}")
+    return out + [lines[-1]]
 
 
 def render_dot(dot_text):
