@@ -2,7 +2,7 @@
 """Writes the handouts' SVG figures from the engine's own data.
 
     /usr/bin/python3 tools/make_figures.py                 # rewrite the committed figures
-    /usr/bin/python3 tools/make_figures.py --check         # compare; exit 1 naming the ones that differ
+    /usr/bin/python3 tools/make_figures.py --check         # compare; exit 1 naming those differing
     /usr/bin/python3 tools/make_figures.py --out DIR       # write them under DIR instead
     ... --kuiper build/solutions/bin/kuiper                # the CLI for the two graph figures
     ... --skip-kuiper                                      # leave the two graph figures out
@@ -308,8 +308,10 @@ def read_param(path):
 
 def pnnx_line():
     """The conv1 line of models/fixtures/tiny_net.pnnx.param, field by field."""
-    op = next(o for o in read_param(os.path.join(FIXTURES, "tiny_net.pnnx.param"))
-              if o["name"] == "conv1")
+    ops = read_param(os.path.join(FIXTURES, "tiny_net.pnnx.param"))
+    op = next(o for o in ops if o["name"] == "conv1")
+    writer = next(o["name"] for o in ops if op["inputs"][0] in o["outputs"])
+    reader = next(o["name"] for o in ops if op["outputs"][0] in o["inputs"])
     fields = op["line"].split()
     groups = [  # (tokens, label, what the engine makes of it, colours)
         ([fields[0]], "type", "RuntimeOperator::type: the layer registry's key", BLUE, BLUE_D),
@@ -353,7 +355,7 @@ def pnnx_line():
              fill=GREY_D)
     for x, row, w, token, g in boxes:
         y = top + row * row_h
-        _, label, _, fill, stroke = groups[g]
+        fill, stroke = groups[g][3:]
         svg.rect(x, y, w, 24, fill, stroke, 1.2, rx=3)
         svg.text(x + w / 2, y + 16.5, token, size, mono=True)
     # One bracket per group and row, numbered as in the legend; the label too
@@ -378,8 +380,8 @@ def pnnx_line():
         svg.text(42, y + 12, f"{g + 1} {label}", 12, anchor="start", bold=True)
         svg.text(350, y + 12, meaning, 12, anchor="start")
     svg.text(width / 2, legend_top + 22 * len(groups) + 22,
-             "Operands connect operators: conv1 reads operand 0 (written by pnnx.Input) and "
-             "writes operand 1 (read by relu).", 12)
+             f"Operands connect operators: conv1 reads operand {op['inputs'][0]} (written by "
+             f"{writer}) and writes operand {op['outputs'][0]} (read by {reader}).", 12)
     return svg.render()
 
 
@@ -809,7 +811,8 @@ def expression_tree():
     svg = Svg(940, 560, "Tokens, syntax tree and reverse Polish of add(mul(@0,@1),sin(@2))")
     svg.text(470, 26, f'ExpressionParser("{statement}")', 16, mono=True, bold=True)
     # 1. Tokens.
-    svg.text(20, 60, f"1. Tokenize(): {len(tokens)} tokens (text, TokenType, [start_pos, end_pos))", 13,
+    svg.text(20, 60, f"1. Tokenize(): {len(tokens)} tokens (text, TokenType, "
+             "[start_pos, end_pos))", 13,
              anchor="start", bold=True)
     tw = 64
     for i, (text, kind, start, stop) in enumerate(tokens):
