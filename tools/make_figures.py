@@ -584,8 +584,8 @@ def registrations():
 
 def registry():
     table = registrations()
-    shown = ["F.sigmoid", "nn.Conv2d", "nn.Linear", "nn.MaxPool2d", "nn.ReLU", "nn.Sigmoid",
-             "pnnx.Expression", "torch.flatten"]
+    shown = sorted(["F.sigmoid", "nn.Conv2d", "nn.Linear", "nn.MaxPool2d", "nn.ReLU",
+                    "nn.Sigmoid", "pnnx.Expression", "torch.flatten"])  # as std::map orders them
     svg = Svg(980, 560, "The layer registry and a Forward call")
     svg.text(490, 26, "The layer registry: filled before main(), read by RuntimeGraph::Build",
              16, bold=True)
