@@ -494,24 +494,28 @@ def kahn_steps():
         for nxt in outputs[op]:
             layer[nxt] = max(layer[nxt], layer[op] + 1)
     n_layers = max(layer) + 1
-    table_x, col_w, head_h, row_h = 300, 82, 62, 46
-    width = table_x + 90 + col_w * len(ops) + 110 + 190
-    height = 90 + head_h + row_h * len(steps) + 60
+    col_w, head_h, row_h = 78, 62, 46
+    x_step, x_take, x_deg = 20, 60, 180
+    x_ready = x_deg + col_w * len(ops) + 10
+    x_order = x_ready + 100
+    width = x_order + 120
+    ty = 190  # the table's top, under the graph
+    height = ty + head_h + row_h * len(steps) + 60
     svg = Svg(width, height, "Kahn's algorithm step by step")
     svg.text(width / 2, 26, f"Kahn's algorithm on {path}", 16, bold=True)
     svg.text(width / 2, 46, "in-degree = producers not yet emitted; take the ready operator with "
              "the smallest index; its consumers lose one in-degree", 12)
 
-    # The graph: one row per layer, operators of a layer side by side.
+    # The graph, left to right: one column per layer, its operators stacked.
     pos = {}
     for lv in range(n_layers):
         members = [i for i in range(len(ops)) if layer[i] == lv]
         for j, i in enumerate(members):
-            pos[i] = (150 + (j - (len(members) - 1) / 2) * 128, 110 + lv * 78)
+            pos[i] = (85 + lv * 150, 112 + (j - (len(members) - 1) / 2) * 64)
     for op in range(len(ops)):
         for nxt in outputs[op]:
             (x1, y1), (x2, y2) = pos[op], pos[nxt]
-            svg.line(x1, y1 + 20, x2 + (x1 - x2) * 0.15, y2 - 21, GREY_D, 1.2, arrow=True)
+            svg.line(x1 + 60, y1, x2 - 61, y2 + (y1 - y2) * 0.25, GREY_D, 1.2, arrow=True)
     for i, op in enumerate(ops):
         x, y = pos[i]
         svg.rect(x - 60, y - 20, 120, 40, BLUE, BLUE_D, 1.2, rx=6)
@@ -519,10 +523,6 @@ def kahn_steps():
         svg.text(x, y + 12, f"{op['type']}  in={len(inputs[i])}", 9, mono=True)
 
     # The table: one row per step.
-    x_step, x_take, x_deg = table_x, table_x + 40, table_x + 150
-    x_ready = x_deg + col_w * len(ops) + 10
-    x_order = x_ready + 100
-    ty = 80
     svg.text(x_step + 14, ty + 40, "step", 11, bold=True)
     svg.text(x_take + 50, ty + 40, "take", 11, bold=True)
     svg.text(x_deg + col_w * len(ops) / 2, ty + 10, "in-degree of each operator", 11, bold=True)
@@ -533,7 +533,7 @@ def kahn_steps():
     svg.text(x_order, ty + 40, "order so far", 11, anchor="start", bold=True)
     for s, (taken, degrees, ready_now, order_now, changed) in enumerate(steps):
         y = ty + head_h + s * row_h
-        svg.rect(x_step - 6, y, x_order + 190 - x_step, row_h, "#ffffff" if s % 2 else "#f7f7f7",
+        svg.rect(x_step - 6, y, x_order + 110 - x_step, row_h, "#ffffff" if s % 2 else "#f7f7f7",
                  "none", 0)
         svg.text(x_step + 14, y + 28, s, 13, bold=True)
         svg.text(x_take + 50, y + 28, "-" if taken is None else f"{taken} {ops[taken]['name']}",
