@@ -7,6 +7,7 @@ PACKAGES=(
   libbenchmark-dev libdnnl-dev libzip-dev libcli11-dev libfmt-dev libopencv-dev
   python3-torch python3-torchvision python3-numpy clang-format
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata python3-onnx
+  graphviz
 )
 
 # install_missing: apt-get installs the PACKAGES that are not installed yet

@@ -366,10 +366,15 @@ int64_t ParameterCount(const RuntimeOperator& op) {
   return count;
 }
 
-// A dot identifier in quotes, with quotes and backslashes escaped.
+// A dot identifier in quotes, with quotes and backslashes escaped and each newline
+// written as dot's \n, so a label breaks into lines instead of showing a backslash.
 std::string DotQuote(const std::string& text) {
   std::string out = "\"";
   for (char c : text) {
+    if (c == '\n') {  // Graphviz's line break inside a label
+      out += "\\n";
+      continue;
+    }
     if (c == '"' || c == '\\') out += '\\';
     out += c;
   }
@@ -395,7 +400,7 @@ int Graph(const GraphOptions& options) {
                DotQuote(files.name));
     for (const RuntimeOperator* op : order) {
       fmt::print("  {} [label={}];\n", DotQuote(op->name),
-                 DotQuote(fmt::format("{}\\n{}\\n{}", op->type, op->name, ShapeText(*op))));
+                 DotQuote(fmt::format("{}\n{}\n{}", op->type, op->name, ShapeText(*op))));
     }
     for (const RuntimeOperator* op : order) {
       for (const RuntimeOperator* next : op->output_operators) {

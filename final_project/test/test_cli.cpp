@@ -346,6 +346,17 @@ TEST(Cli, GraphDotIsADigraph) {
   EXPECT_NE(o.out.find("->"), std::string::npos);
 }
 
+TEST(Cli, GraphDotLabelsBreakLinesWithDotsNewlineEscape) {
+  // One \n between type, name and shape: an escaped backslash (\\n) would
+  // make Graphviz print the two characters instead of breaking the line.
+  const Outcome o = Kuiper("graph " + kFixtures + "tiny_net.pnnx.param --dot");
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(o.out.find(R"dot("conv1" [label="nn.Conv2d\nconv1\n(1,8,16,16)"];)dot"),
+            std::string::npos)
+      << o.out;
+  EXPECT_EQ(o.out.find(R"(\\n)"), std::string::npos) << o.out;
+}
+
 // ---- bad input: every case is one "kuiper: error:" line and a non-zero status ----
 
 // Writes `bytes` to a scratch file named `name` and returns its path.
