@@ -1,21 +1,28 @@
 #!/usr/bin/python3
-"""Times the engine against PyTorch on the same seeded models, in one run.
+"""Times the engine against PyTorch and ONNX Runtime on the same seeded models, in one run.
 
     /usr/bin/python3 tools/bench_vs_torch.py [--threads 2] [--runs 10] [--warmup 2]
-        [--rounds 3] [--batches 1,4] [--models resnet18,yolov5s]
+        [--rounds 3] [--batches 1,4] [--models resnet18,yolov5s] [--peers torch,ort]
         [--kuiper build/solutions/bin/kuiper] [--no-fold-bn]
 
 For each model (ResNet18 at 224, YOLOv5s at 640) and batch size it runs
 `kuiper bench MODEL --batch N --threads T` (parsing its "per image: median ..."
-line), then the same PyTorch module from models/ with torch.set_num_threads(T)
-on a random input of the same shape, with the same warm-up and run counts, and
-prints median milliseconds per image and the engine / PyTorch ratio.
-The two take turns, --rounds times: on a shared machine the speed of the cores
-drifts by 10-20% over minutes, and each round's ratio compares runs made
+line), then each peer on a random input of the same shape, with the same
+warm-up and run counts and T threads, and prints median milliseconds per image
+and the engine / peer ratios. The peers:
+- torch: the same PyTorch module from models/, torch.set_num_threads(T);
+- ort: ONNX Runtime (npm onnxruntime-node, CPU, every graph optimisation on,
+  T intra-op threads) on the module exported by torch.onnx.export with a
+  dynamic batch axis, run by tools/ort_bench.js under Node. The first run
+  installs the package into build/ort (`npm install --ignore-scripts`; its
+  install script would fetch GPU files) and exports the models there. Neither
+  is a build or test dependency of the project.
+All sides take turns, --rounds times: on a shared machine the speed of the
+cores drifts by 10-20% over minutes, and each round's ratios compare runs made
 close together. The table gives the medians over the rounds.
 PyTorch runs the module with each BatchNorm folded into the convolution before
 it, as the exported model the engine runs has them (--no-fold-bn: the module
-as written).
+as written); ONNX Runtime folds them itself.
 The engine needs the generated models (/usr/bin/python3 tools/make_models.py).
 """
 import argparse
@@ -36,19 +43,54 @@ from models import MODELS  # noqa: E402
 from pnnx_export import trace  # noqa: E402
 
 MEDIAN_LINE = re.compile(r"per image: median ([0-9.]+) ms, p90 ([0-9.]+) ms")
+ORT_DIR = os.path.join(ROOT, "build", "ort")
 
 
-def engine_ms(kuiper, model, batch, threads, warmup, runs):
-    """(median, p90) ms per image from `kuiper bench`."""
-    cmd = [kuiper, "bench", model, "--batch", str(batch), "--threads", str(threads),
-           "--warmup", str(warmup), "--runs", str(runs)]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+def median_line(cmd, cwd=None):
+    """(median, p90) ms per image from a command that prints 'per image: median ...'."""
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd)
     if proc.returncode != 0:
         sys.exit("bench_vs_torch: %s failed: %s" % (" ".join(cmd), proc.stderr.strip()))
     match = MEDIAN_LINE.search(proc.stdout)
     if not match:
         sys.exit("bench_vs_torch: no 'per image: median' line in:\n" + proc.stdout)
     return float(match.group(1)), float(match.group(2))
+
+
+def engine_ms(kuiper, model, batch, threads, warmup, runs):
+    """(median, p90) ms per image from `kuiper bench`."""
+    return median_line([kuiper, "bench", model, "--batch", str(batch), "--threads", str(threads),
+                        "--warmup", str(warmup), "--runs", str(runs)])
+
+
+def ort_setup():
+    """Installs onnxruntime-node into build/ort once (its install script skipped)."""
+    if os.path.isdir(os.path.join(ORT_DIR, "node_modules", "onnxruntime-node")):
+        return
+    os.makedirs(ORT_DIR, exist_ok=True)
+    print("installing onnxruntime-node into %s" % ORT_DIR, file=sys.stderr, flush=True)
+    for cmd in (["npm", "init", "-y"], ["npm", "install", "--ignore-scripts", "onnxruntime-node"]):
+        if subprocess.run(cmd, cwd=ORT_DIR, stdout=subprocess.DEVNULL).returncode != 0:
+            sys.exit("bench_vs_torch: %s failed in %s (is Node.js/npm installed?)"
+                     % (" ".join(cmd), ORT_DIR))
+
+
+def ort_model(name, model, input_shape):
+    """build/ort/NAME.onnx: the module as torch.onnx.export writes it, batch axis dynamic."""
+    path = os.path.join(ORT_DIR, name + ".onnx")
+    if not os.path.exists(path):
+        with torch.no_grad():
+            torch.onnx.export(model, (torch.rand(*input_shape),), path, opset_version=13,
+                              input_names=["input"], output_names=["output"],
+                              dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}})
+    return path
+
+
+def ort_ms(onnx_path, shape, threads, warmup, runs):
+    """(median, p90) ms per image from tools/ort_bench.js."""
+    return median_line(["node", os.path.join(ROOT, "tools", "ort_bench.js"), onnx_path,
+                        ",".join(map(str, shape)), str(threads), str(warmup), str(runs)],
+                       cwd=ORT_DIR)
 
 
 def fold_batchnorm(model, example):
@@ -100,9 +142,15 @@ def main():
     ap.add_argument("--rounds", type=int, default=3, help="turns each side takes")
     ap.add_argument("--batches", default="1,4")
     ap.add_argument("--models", default="resnet18,yolov5s")
+    ap.add_argument("--peers", default="torch,ort", help="torch, ort or both")
     ap.add_argument("--no-fold-bn", action="store_true",
                     help="time PyTorch's module as written, BatchNorm not folded")
     args = ap.parse_args()
+    peers = args.peers.split(",")
+    if not peers or set(peers) - {"torch", "ort"}:
+        sys.exit("bench_vs_torch: --peers takes torch, ort or torch,ort")
+    if "ort" in peers:
+        ort_setup()
     if not os.access(args.kuiper, os.X_OK):
         sys.exit("bench_vs_torch: %s not found: build it with cmake --preset solutions && "
                  "cmake --build --preset solutions" % args.kuiper)
@@ -113,29 +161,46 @@ def main():
     for name in args.models.split(","):
         spec = MODELS[name]
         model = spec.build()  # the same seeded weights make_models.py exports
-        if not args.no_fold_bn:
+        onnx_path = ort_model(name, model, spec.input_shape) if "ort" in peers else None
+        if "torch" in peers and not args.no_fold_bn:
             model = fold_batchnorm(model, torch.rand(*spec.input_shape))
         for batch in batches:
             shape = (batch,) + tuple(spec.input_shape[1:])
-            rounds = []
+            rounds = []  # per round: {side: (median, p90)}
             for _ in range(args.rounds):
-                engine = engine_ms(args.kuiper, name, batch, args.threads, args.warmup, args.runs)
-                torch_ = torch_ms(model, shape, args.warmup, args.runs)
-                rounds.append(engine + torch_ + (engine[0] / torch_[0],))
-            medians = [statistics.median(column) for column in zip(*rounds)]
-            rows.append([name, "x".join(map(str, shape[1:])), batch] + medians)
-            print("measured %s batch %d: ratios %s" % (name, batch, " ".join(
-                "%.2f" % r[-1] for r in rounds)), file=sys.stderr, flush=True)
+                times = {"kuiper": engine_ms(args.kuiper, name, batch, args.threads, args.warmup,
+                                             args.runs)}
+                if "ort" in peers:
+                    times["ort"] = ort_ms(onnx_path, shape, args.threads, args.warmup, args.runs)
+                if "torch" in peers:
+                    times["torch"] = torch_ms(model, shape, args.warmup, args.runs)
+                rounds.append(times)
+            rows.append((name, "x".join(map(str, shape[1:])), batch, rounds))
+            print("measured %s batch %d: %s" % (name, batch, "; ".join(
+                "kuiper/%s %s" % (peer, " ".join("%.2f" % (r["kuiper"][0] / r[peer][0])
+                                                 for r in rounds)) for peer in peers)),
+                  file=sys.stderr, flush=True)
 
+    sides = ["kuiper"] + peers
+    label = {"kuiper": "kuiper", "ort": "ORT", "torch": "PyTorch"}
     print("threads %d, %d rounds of %d warm-up + %d timed runs each; ms per image (median / p90,"
           " medians over the rounds); PyTorch %s"
           % (args.threads, args.rounds, args.warmup, args.runs,
              "as written" if args.no_fold_bn else "with BatchNorm folded"))
-    print("%-9s %-10s %5s  %17s  %17s  %13s" % ("model", "input", "batch", "kuiper ms",
-                                               "pytorch ms", "kuiper/torch"))
-    for name, size, batch, e_med, e_p90, t_med, t_p90, ratio in rows:
-        print("%-9s %-10s %5d  %8.2f / %6.2f  %8.2f / %6.2f  %12.2fx"
-              % (name, size, batch, e_med, e_p90, t_med, t_p90, ratio))
+    print("%-9s %-10s %5s" % ("model", "input", "batch")
+          + "".join("  %17s" % (label[s] + " ms") for s in sides)
+          + "".join("  %-22s" % ("kuiper/" + label[p] + " (rounds)") for p in peers))
+    for name, size, batch, rounds in rows:
+        line = "%-9s %-10s %5d" % (name, size, batch)
+        for side in sides:
+            med = statistics.median(r[side][0] for r in rounds)
+            p90 = statistics.median(r[side][1] for r in rounds)
+            line += "  %8.2f / %6.2f" % (med, p90)
+        for peer in peers:
+            ratios = [r["kuiper"][0] / r[peer][0] for r in rounds]
+            line += "  %5.2fx (%s)" % (statistics.median(ratios),
+                                       " ".join("%.2f" % x for x in ratios))
+        print(line)
     return 0
 
 
