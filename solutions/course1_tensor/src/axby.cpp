@@ -16,11 +16,11 @@ void Axby(const arma::fmat& x, const arma::fmat& w, const arma::fmat& b, arma::f
   // output element or one column shared by every column (README §4,
   // broadcasting). y is only an output: whatever it held before is replaced.
   // ---- your code begins ----
-  if (w.n_cols != x.n_rows || b.n_rows != w.n_rows ||
-      (b.n_cols != x.n_cols && b.n_cols != 1)) {
-    throw ShapeError(fmt::format("Axby: w is {}x{}, x is {}x{}, b is {}x{}; expected w: m x k, "
-                                 "x: k x n, b: m x n or m x 1",
-                                 w.n_rows, w.n_cols, x.n_rows, x.n_cols, b.n_rows, b.n_cols));
+  if (w.n_cols != x.n_rows || b.n_rows != w.n_rows || (b.n_cols != x.n_cols && b.n_cols != 1)) {
+    throw ShapeError(
+        fmt::format("Axby: w is {}x{}, x is {}x{}, b is {}x{}; expected w: m x k, "
+                    "x: k x n, b: m x n or m x 1",
+                    w.n_rows, w.n_cols, x.n_rows, x.n_cols, b.n_rows, b.n_cols));
   }
   y = w * x;
   if (b.n_cols == y.n_cols) {

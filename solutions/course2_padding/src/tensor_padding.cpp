@@ -42,8 +42,8 @@ void Tensor<float>::Padding(const std::vector<uint32_t>& pads, float padding_val
   // depend on the rank the tensor had, not only on the new shape.
   // ---- your code begins ----
   if (pads.size() != 4) {
-    throw ShapeError(fmt::format("Padding: expected 4 pads {{top, bottom, left, right}}, got {}",
-                                 pads.size()));
+    throw ShapeError(
+        fmt::format("Padding: expected 4 pads {{top, bottom, left, right}}, got {}", pads.size()));
   }
   if (empty()) throw ShapeError("Padding: the tensor is empty");
   const uint32_t top = pads[0], bottom = pads[1], left = pads[2], right = pads[3];

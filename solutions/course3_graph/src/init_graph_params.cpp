@@ -19,17 +19,33 @@ void RuntimeGraph::InitGraphParams(const std::map<std::string, pnnx::Parameter>&
     // ParseError that names the operator, the parameter and the number (§6).
     // ---- your code begins ----
     switch (parameter.type) {
-      case pnnx::ParameterType::kNull: op.params[name] = std::monostate{}; break;
-      case pnnx::ParameterType::kBool: op.params[name] = parameter.b; break;
-      case pnnx::ParameterType::kInt: op.params[name] = parameter.i; break;
-      case pnnx::ParameterType::kFloat: op.params[name] = parameter.f; break;
-      case pnnx::ParameterType::kString: op.params[name] = parameter.s; break;
-      case pnnx::ParameterType::kIntArray: op.params[name] = parameter.ai; break;
-      case pnnx::ParameterType::kFloatArray: op.params[name] = parameter.af; break;
-      case pnnx::ParameterType::kStringArray: op.params[name] = parameter.as; break;
+      case pnnx::ParameterType::kNull:
+        op.params[name] = std::monostate{};
+        break;
+      case pnnx::ParameterType::kBool:
+        op.params[name] = parameter.b;
+        break;
+      case pnnx::ParameterType::kInt:
+        op.params[name] = parameter.i;
+        break;
+      case pnnx::ParameterType::kFloat:
+        op.params[name] = parameter.f;
+        break;
+      case pnnx::ParameterType::kString:
+        op.params[name] = parameter.s;
+        break;
+      case pnnx::ParameterType::kIntArray:
+        op.params[name] = parameter.ai;
+        break;
+      case pnnx::ParameterType::kFloatArray:
+        op.params[name] = parameter.af;
+        break;
+      case pnnx::ParameterType::kStringArray:
+        op.params[name] = parameter.as;
+        break;
       default:
-        throw ParseError(fmt::format("operator '{}': parameter '{}' has unknown type {}",
-                                     op.name, name, static_cast<int>(parameter.type)));
+        throw ParseError(fmt::format("operator '{}': parameter '{}' has unknown type {}", op.name,
+                                     name, static_cast<int>(parameter.type)));
     }
     // ---- your code ends ----
   }
