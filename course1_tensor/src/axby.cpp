@@ -8,19 +8,23 @@
 namespace kuiper {
 
 void Axby(const arma::fmat& x, const arma::fmat& w, const arma::fmat& b, arma::fmat& y) {
-  // TODO(course1): compute y = w * x + b.
-  // 1. Throw ShapeError (with a message giving the shapes) unless
-  //    w.n_cols == x.n_rows, b.n_rows == w.n_rows and b has either x.n_cols
-  //    columns or a single column.
-  // 2. A single-column b is added to every column of w * x
-  //    (hint: arma::repmat or .each_col()).
+  // TODO(course1): y = w·x + b, the affine map of a Linear layer (README §3).
+  // First refuse, with a ShapeError whose message gives every operand's shape
+  // as RxC, any shapes for which the formula means nothing (README §3, the
+  // shape rules): Armadillo would otherwise throw its own, less helpful error.
+  // Then compute the product and add the bias, which is either one value per
+  // output element or one column shared by every column (README §4,
+  // broadcasting). y is only an output: whatever it held before is replaced.
   // ---- your code begins ----
   KUIPER_TODO("course1", "Axby");
   // ---- your code ends ----
 }
 
 void EPowerMinus(const arma::fmat& x, arma::fmat& y) {
-  // TODO(course1): set y to e^(-x) element by element (hint: arma::exp).
+  // TODO(course1): y(i, j) = e^(-x(i, j)) for every element; y takes x's
+  // shape and may be x itself (in place). The result must be right over the
+  // whole float range, including where e^x overflows but e^(-x) does not
+  // (README §5 explains which ways of computing it are exact there).
   // ---- your code begins ----
   KUIPER_TODO("course1", "EPowerMinus");
   // ---- your code ends ----

@@ -1,8 +1,11 @@
 // course2_padding: Tensor::Padding with pads = {top, bottom, left, right}.
-// The reference builds the padded tensor element by element.
+// The reference builds the padded tensor element by element; the rank rules
+// are spelt out case by case.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <random>
+#include <string>
 
 #include "kuiper/error.hpp"
 #include "kuiper/tensor.hpp"
@@ -11,8 +14,8 @@ namespace kuiper {
 namespace {
 
 // out(c, r, k) = in(c, r - top, k - left) inside the original area, else value.
-ftensor NaivePad(const ftensor& in, uint32_t top, uint32_t bottom, uint32_t left,
-                 uint32_t right, float value) {
+ftensor NaivePad(const ftensor& in, uint32_t top, uint32_t bottom, uint32_t left, uint32_t right,
+                 float value) {
   ftensor out(in.channels(), in.rows() + top + bottom, in.cols() + left + right);
   for (uint32_t c = 0; c < out.channels(); ++c)
     for (uint32_t r = 0; r < out.rows(); ++r)
@@ -31,21 +34,52 @@ ftensor Counting(uint32_t c, uint32_t h, uint32_t w) {
   return t;
 }
 
-void ExpectPadded(const std::vector<uint32_t>& pads, float value) {
-  const ftensor original = Counting(2, 3, 4);
+std::string PadsText(const std::vector<uint32_t>& pads) {
+  return "pads {" + std::to_string(pads[0]) + ", " + std::to_string(pads[1]) + ", " +
+         std::to_string(pads[2]) + ", " + std::to_string(pads[3]) + "}";
+}
+
+void ExpectPadded(const ftensor& original, const std::vector<uint32_t>& pads, float value) {
   ftensor t = original;
   t.Padding(pads, value);
   const ftensor expected = NaivePad(original, pads[0], pads[1], pads[2], pads[3], value);
-  EXPECT_EQ(t.shapes(), expected.shapes());
-  EXPECT_EQ(t.values(true), expected.values(true));
+  ASSERT_EQ(t.shapes(), expected.shapes()) << PadsText(pads) << "; see README §5";
+  EXPECT_EQ(t.values(true), expected.values(true)) << PadsText(pads) << "; see README §5";
 }
 
-TEST(Padding, TopOnly) { ExpectPadded({2, 0, 0, 0}, -1.f); }
-TEST(Padding, BottomOnly) { ExpectPadded({0, 2, 0, 0}, -1.f); }
-TEST(Padding, LeftOnly) { ExpectPadded({0, 0, 2, 0}, -1.f); }
-TEST(Padding, RightOnly) { ExpectPadded({0, 0, 0, 2}, -1.f); }
-TEST(Padding, AllSidesDifferent) { ExpectPadded({1, 2, 3, 4}, 7.5f); }
-TEST(Padding, ZeroPaddingLeavesTensorUnchanged) { ExpectPadded({0, 0, 0, 0}, 9.f); }
+TEST(Padding, TopOnly) { ExpectPadded(Counting(2, 3, 4), {2, 0, 0, 0}, -1.f); }
+TEST(Padding, BottomOnly) { ExpectPadded(Counting(2, 3, 4), {0, 2, 0, 0}, -1.f); }
+TEST(Padding, LeftOnly) { ExpectPadded(Counting(2, 3, 4), {0, 0, 2, 0}, -1.f); }
+TEST(Padding, RightOnly) { ExpectPadded(Counting(2, 3, 4), {0, 0, 0, 2}, -1.f); }
+TEST(Padding, AllSidesDifferent) { ExpectPadded(Counting(2, 3, 4), {1, 2, 3, 4}, 7.5f); }
+TEST(Padding, ZeroPaddingLeavesTensorUnchanged) {
+  ExpectPadded(Counting(2, 3, 4), {0, 0, 0, 0}, 9.f);
+}
+
+TEST(Padding, NegativeInfinityAsMaxPoolingUsesIt) {
+  ExpectPadded(Counting(3, 2, 2), {1, 1, 1, 1}, -std::numeric_limits<float>::infinity());
+}
+
+TEST(Padding, OddNonSquareShapeWithEveryCombinationOfPadsUpToTwo) {
+  // 3 channels of 5 x 7: 81 combinations of {top, bottom, left, right} in 0..2.
+  const ftensor original = Counting(3, 5, 7);
+  for (uint32_t top = 0; top <= 2; ++top)
+    for (uint32_t bottom = 0; bottom <= 2; ++bottom)
+      for (uint32_t left = 0; left <= 2; ++left)
+        for (uint32_t right = 0; right <= 2; ++right)
+          ExpectPadded(original, {top, bottom, left, right}, 0.5f);
+}
+
+TEST(Padding, HandoutWorkedExample) {
+  ftensor t(1, 2, 3);
+  t.Fill({1, 2, 3, 4, 5, 6}, true);
+  t.Padding({1, 0, 2, 1}, 0.f);
+  EXPECT_EQ(t.raw_shapes(), std::vector<uint32_t>({1, 3, 6})) << "see README §5 and §6";
+  EXPECT_EQ(t.values(true), std::vector<float>({0, 0, 0, 0, 0, 0,  //
+                                                0, 0, 1, 2, 3, 0,  //
+                                                0, 0, 4, 5, 6, 0}))
+      << "see README §5 (the worked example)";
+}
 
 TEST(Padding, HandCheckedSmallCase) {
   ftensor t(1, 2);
@@ -53,22 +87,8 @@ TEST(Padding, HandCheckedSmallCase) {
   t.Padding({1, 0, 0, 1}, 0.f);
   // [[0 0 0]
   //  [1 2 0]]
-  EXPECT_EQ(t.raw_shapes(), std::vector<uint32_t>({2, 3}));
-  EXPECT_EQ(t.values(true), std::vector<float>({0, 0, 0, 1, 2, 0}));
-}
-
-TEST(Padding, ThreeDimensionalKeepsItsRank) {
-  ftensor t = Counting(3, 2, 5);
-  t.Padding({1, 1, 2, 2}, 0.f);
-  EXPECT_EQ(t.raw_shapes(), std::vector<uint32_t>({3, 4, 9}));
-}
-
-TEST(Padding, OneDimensionalPaddedOnlySidewaysStaysOneDimensional) {
-  ftensor t(3);
-  t.Fill({1, 2, 3}, true);
-  t.Padding({0, 0, 1, 2}, 0.f);
-  EXPECT_EQ(t.raw_shapes(), std::vector<uint32_t>({6}));
-  EXPECT_EQ(t.values(true), std::vector<float>({0, 1, 2, 3, 0, 0}));
+  EXPECT_EQ(t.raw_shapes(), std::vector<uint32_t>({2, 3})) << "see README §6";
+  EXPECT_EQ(t.values(true), std::vector<float>({0, 0, 0, 1, 2, 0})) << "see README §5";
 }
 
 TEST(Padding, RandomShapesAndPadsMatchNaiveLoops) {
@@ -79,23 +99,83 @@ TEST(Padding, RandomShapesAndPadsMatchNaiveLoops) {
     ftensor original(c, h, w);
     original.Rand();
     const std::vector<uint32_t> pads = {pad(rng), pad(rng), pad(rng), pad(rng)};
-    ftensor t = original;
-    t.Padding(pads, -3.f);
-    const ftensor expected = NaivePad(original, pads[0], pads[1], pads[2], pads[3], -3.f);
-    ASSERT_EQ(t.shapes(), expected.shapes()) << "trial " << trial;
-    EXPECT_EQ(t.values(true), expected.values(true)) << "trial " << trial;
+    SCOPED_TRACE("trial " + std::to_string(trial) + ": " + std::to_string(c) + "x" +
+                 std::to_string(h) + "x" + std::to_string(w));
+    ExpectPadded(original, pads, -3.f);
   }
 }
 
+// ---- the rank rules of README §6 ----
+
+TEST(Padding, ThreeDimensionalKeepsItsRank) {
+  ftensor t = Counting(3, 2, 5);
+  t.Padding({1, 1, 2, 2}, 0.f);
+  EXPECT_EQ(t.raw_shapes(), std::vector<uint32_t>({3, 4, 9})) << "see README §6 (3-D stays 3-D)";
+}
+
+TEST(Padding, ThreeDimensionalWithOneChannelAndOneRowStaysThreeDimensional) {
+  ftensor t(1, 1, 3);
+  t.Fill({1, 2, 3}, true);
+  t.Padding({0, 0, 1, 1}, 0.f);
+  EXPECT_EQ(t.raw_shapes(), std::vector<uint32_t>({1, 1, 5}))
+      << "a 3-D tensor stays 3-D even with one channel and one row; see README §6";
+  EXPECT_EQ(t.values(true), std::vector<float>({0, 1, 2, 3, 0})) << "see README §5";
+}
+
+TEST(Padding, TwoDimensionalStaysTwoDimensional) {
+  ftensor t(2, 3);
+  t.Fill({1, 2, 3, 4, 5, 6}, true);
+  t.Padding({1, 2, 0, 1}, 0.f);
+  EXPECT_EQ(t.raw_shapes(), std::vector<uint32_t>({5, 4})) << "see README §6 (2-D stays 2-D)";
+}
+
+TEST(Padding, OneRowTwoDimensionalPaddedSidewaysStaysTwoDimensional) {
+  ftensor t(1, 3);
+  t.Fill({1, 2, 3}, true);
+  t.Padding({0, 0, 1, 1}, 0.f);
+  EXPECT_EQ(t.raw_shapes(), std::vector<uint32_t>({1, 5}))
+      << "a 2-D tensor of one row stays 2-D, it does not become 1-D; see README §6";
+  EXPECT_EQ(t.values(true), std::vector<float>({0, 1, 2, 3, 0})) << "see README §5";
+}
+
+TEST(Padding, OneDimensionalPaddedOnlySidewaysStaysOneDimensional) {
+  ftensor t(3);
+  t.Fill({1, 2, 3}, true);
+  t.Padding({0, 0, 1, 2}, 0.f);
+  EXPECT_EQ(t.raw_shapes(), std::vector<uint32_t>({6}))
+      << "left/right padding of a 1-D tensor keeps one row; see README §6";
+  EXPECT_EQ(t.values(true), std::vector<float>({0, 1, 2, 3, 0, 0})) << "see README §5";
+}
+
+TEST(Padding, OneDimensionalPaddedAtTheTopBecomesTwoDimensional) {
+  ftensor t(3);
+  t.Fill({1, 2, 3}, true);
+  t.Padding({1, 0, 0, 0}, 0.f);
+  EXPECT_EQ(t.raw_shapes(), std::vector<uint32_t>({2, 3}))
+      << "a 1-D tensor with a second row is 2-D; see README §6";
+  EXPECT_EQ(t.values(true), std::vector<float>({0, 0, 0, 1, 2, 3})) << "see README §5";
+}
+
+TEST(Padding, OneDimensionalPaddedAtTheBottomAndSidesBecomesTwoDimensional) {
+  ftensor t(2);
+  t.Fill({1, 2}, true);
+  t.Padding({0, 1, 1, 0}, 9.f);
+  EXPECT_EQ(t.raw_shapes(), std::vector<uint32_t>({2, 3})) << "see README §6";
+  EXPECT_EQ(t.values(true), std::vector<float>({9, 1, 2, 9, 9, 9})) << "see README §5";
+}
+
+// ---- errors ----
+
 TEST(Padding, WrongNumberOfPadsThrows) {
   ftensor t(1, 2, 2);
-  EXPECT_THROW(t.Padding({1, 1, 1}, 0.f), ShapeError);
-  EXPECT_THROW(t.Padding({1, 1, 1, 1, 1}, 0.f), ShapeError);
+  EXPECT_THROW(t.Padding({1, 1, 1}, 0.f), ShapeError) << "see README §5 (errors)";
+  EXPECT_THROW(t.Padding({1, 1, 1, 1, 1}, 0.f), ShapeError) << "see README §5 (errors)";
+  EXPECT_THROW(t.Padding({}, 0.f), ShapeError) << "see README §5 (errors)";
 }
 
 TEST(Padding, EmptyTensorThrows) {
   ftensor t;
-  EXPECT_THROW(t.Padding({1, 1, 1, 1}, 0.f), ShapeError);
+  EXPECT_THROW(t.Padding({1, 1, 1, 1}, 0.f), ShapeError) << "see README §5 (errors)";
 }
 
 }  // namespace

@@ -10,11 +10,13 @@ void RuntimeGraph::InitGraphParams(const std::map<std::string, pnnx::Parameter>&
                                    RuntimeOperator& op) {
   for (const auto& [name, parameter] : params) {
     // TODO(course3): store `parameter` in op.params[name] as the RuntimeParameter
-    // alternative that matches parameter.type:
-    //   kNull -> std::monostate{}     kBool -> parameter.b    kInt -> parameter.i
-    //   kFloat -> parameter.f         kString -> parameter.s  kIntArray -> parameter.ai
-    //   kFloatArray -> parameter.af   kStringArray -> parameter.as
-    // Any other type value: throw ParseError naming op.name and the parameter.
+    // holding the same value, of the same kind. pnnx::Parameter is a tagged
+    // struct: `type` says which one of its members means something (README §4);
+    // RuntimeParameter is a std::variant, which keeps that tag for you. Work out
+    // which member goes with which ParameterType from the declarations in
+    // kuiper/include/kuiper/pnnx.hpp and runtime.hpp (README §5 shows how, on
+    // one parameter). A `type` outside the enum means a corrupt graph: throw a
+    // ParseError that names the operator, the parameter and the number (§6).
     // ---- your code begins ----
     KUIPER_TODO("course3", "RuntimeGraph::InitGraphParams");
     // ---- your code ends ----

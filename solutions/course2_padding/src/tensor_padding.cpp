@@ -1,32 +1,49 @@
 // Lab course2_padding: see course2_padding/README.md.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "kuiper/error.hpp"
 #include "kuiper/tensor.hpp"
 
 namespace kuiper {
 
 void Tensor<float>::Flatten(bool row_major) {
-  // TODO(course2): make this a 1-D tensor of all size() elements, in
-  // row-major (channel, row, col) order when row_major, else in storage order.
-  // Hint: one call of a Tensor method you already have.
+  // TODO(course2): turn the tensor into a 1-D tensor of all its size()
+  // elements. With row_major they are read channel by channel, each channel
+  // row by row, as torch.flatten reads them; otherwise in storage order
+  // (README §4 works both orders out on a 2x2x3 tensor). Both the storage
+  // (data_) and the logical shape (raw_shapes_) must describe a 1-D tensor
+  // afterwards (README §3: how a 1-D tensor is stored).
   // ---- your code begins ----
-  Reshape({size()}, row_major);
+  const uint32_t n = size();
+  arma::fcube flat(1, n, 1);
+  if (row_major) {
+    // A channel stored column-major lists its transpose row by row.
+    float* out = flat.memptr();
+    for (uint32_t c = 0; c < channels(); ++c) {
+      const arma::fmat transposed = data_.slice(c).t();
+      out = std::copy(transposed.begin(), transposed.end(), out);
+    }
+  } else {
+    std::copy(data_.begin(), data_.end(), flat.begin());
+  }
+  data_ = std::move(flat);
+  raw_shapes_ = {n};
   // ---- your code ends ----
 }
 
 void Tensor<float>::Padding(const std::vector<uint32_t>& pads, float padding_value) {
-  // TODO(course2): grow every channel by pads = {top, bottom, left, right},
-  // filling the new border with padding_value.
-  // 1. Throw ShapeError if pads does not hold 4 values or the tensor is empty.
-  // 2. Build a cube of the new size filled with padding_value, copy data_ into
-  //    it at (top, left) (hint: arma::fcube::subcube), and move it into data_.
-  // 3. Update raw_shapes_: a 3-D tensor stays 3-D, a 2-D one stays 2-D and a
-  //    1-D one stays 1-D only while it still has a single row.
+  // TODO(course2): grow every channel by pads = {top, bottom, left, right}
+  // rows and columns of padding_value, keeping the old values where they were
+  // relative to each other (README §5 gives the formula and a worked example).
+  // Refuse a pads of the wrong length and an empty tensor with a ShapeError.
+  // Then give the result its logical rank by the rules of README §6: they
+  // depend on the rank the tensor had, not only on the new shape.
   // ---- your code begins ----
   if (pads.size() != 4) {
-    throw ShapeError(fmt::format("Padding: expected 4 pads {{top, bottom, left, right}}, got {}",
-                                 pads.size()));
+    throw ShapeError(
+        fmt::format("Padding: expected 4 pads {{top, bottom, left, right}}, got {}", pads.size()));
   }
   if (empty()) throw ShapeError("Padding: the tensor is empty");
   const uint32_t top = pads[0], bottom = pads[1], left = pads[2], right = pads[3];

@@ -9,8 +9,9 @@
 
 namespace kuiper {
 
-// 1 / (1 + e^-x). Depends on nothing else of the engine, so any layer that
-// needs a sigmoid (SiLU, the YOLOv5 Detect head) calls this one.
+// 1 / (1 + e^-x). Depends on nothing else of the engine, so a layer that
+// needs a sigmoid can call it: the YOLOv5 Detect head does. SiLU does not; its
+// SiluSpan (activation.cpp) computes its own vectorised e^-x.
 float Sigmoid(float x);
 
 class SigmoidLayer : public Layer {
