@@ -9,8 +9,9 @@
 
 namespace kuiper {
 
-// 1 / (1 + e^-x). Depends on nothing else of the engine, so any layer that
-// needs a sigmoid (SiLU, the YOLOv5 Detect head) calls this one.
+// 1 / (1 + e^-x). Depends on nothing else of the engine, so another layer can
+// call it: the YOLOv5 Detect head does. SiLU does not: it computes its own
+// e^-x in kuiper/src/layer/activation.cpp, in a form the compiler vectorises.
 float Sigmoid(float x);
 
 class SigmoidLayer : public Layer {
