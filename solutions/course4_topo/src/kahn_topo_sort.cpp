@@ -60,8 +60,8 @@ std::vector<RuntimeOperator*> RuntimeGraph::KahnTopoSort() const {
         }
       }
     }
-    throw GraphError(fmt::format("the graph has a cycle through operator '{}' ({})", op->name,
-                                 op->type));
+    throw GraphError(
+        fmt::format("the graph has a cycle through operator '{}' ({})", op->name, op->type));
   }
   // ---- your code ends ----
   return order;
