@@ -244,11 +244,16 @@ TEST(KahnTopoSort, OrdersAChainOfAHundredThousandOperators) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(order, file_order);
-  // The reference takes about 0.05 s (0.3 s under AddressSanitizer); the
-  // budget leaves a wide margin for a loaded machine.
-  EXPECT_LT(seconds, 3.0) << "sorting 100002 operators took " << seconds
-                          << " s: is a step scanning every operator? see README \"Why it is "
-                             "O(V + E)\"";
+  // The reference takes 0.05 to 0.2 s on a loaded machine; AddressSanitizer
+  // slows it several times. The O(V^2) scan took over a minute.
+#if defined(__SANITIZE_ADDRESS__)
+  const double budget = 10.0;
+#else
+  const double budget = 3.0;
+#endif
+  EXPECT_LT(seconds, budget) << "sorting 100002 operators took " << seconds
+                             << " s: is a step scanning every operator? see README \"Why it is "
+                                "O(V + E)\"";
 }
 
 }  // namespace
