@@ -113,7 +113,7 @@ EXPRESSIONS = {
     "spaces": " add ( @0 , @2 ) ",
     "operand": "@1",
     "bad_operand": "add(@0,@7)",
-    "unknown_word": "cos(@0)",
+    "unknown_word": "tan(@0)",
     "deep": "neg(" * 300 + "@0" + ")" * 300,
 }
 for name, text in EXPRESSIONS.items():

@@ -1,9 +1,11 @@
 // Lab course4_topo: see course4_topo/README.md.
 #include <fmt/format.h>
 
+// Containers you may want (your choice; add any other standard header).
 #include <map>
 #include <queue>
 #include <set>
+#include <vector>
 
 #include "kuiper/error.hpp"
 #include "kuiper/graph.hpp"
@@ -12,17 +14,18 @@ namespace kuiper {
 
 std::vector<RuntimeOperator*> RuntimeGraph::KahnTopoSort() const {
   std::vector<RuntimeOperator*> order;
-  // TODO(course4): order operators() with Kahn's algorithm.
-  // 1. in_degree[op] = op->input_operators.size() for every operator.
-  // 2. Put every operator of in-degree 0 into a queue that always pops the
-  //    smallest op->index first (a std::priority_queue with a comparator, or a
-  //    std::set ordered by index), so the order is the same on every run.
-  // 3. Pop an operator, append it to `order`, and decrease the in-degree of
-  //    each of its op->output_operators; those reaching 0 join the queue.
-  // 4. If `order` has fewer operators than the graph, the rest are on or
-  //    behind a cycle. Find one ON the cycle: from any unfinished operator,
-  //    keep stepping to an unfinished input operator until one repeats. Throw
-  //    GraphError("... cycle through operator '<name>' ...").
+  // TODO(course4): return every operator of operators() exactly once, each
+  // after all of its producers (its input_operators), using Kahn's algorithm:
+  // an operator may be emitted once none of its producers is still waiting
+  // (README "The in-degree invariant"). Whenever several operators could go
+  // next, take the one with the smallest `index`, so that the order is the same
+  // on every run and a file already in order comes back unchanged (README
+  // "Determinism"). Keep the whole sort O((V + E) log V) or better: the tests
+  // sort a chain of 100000 operators (README "Why it is O(V + E)"). If some
+  // operators can never be emitted, throw GraphError whose message contains
+  // "cycle" and the quoted name ('name') of an operator that lies ON a cycle,
+  // not one merely behind it (README "Reporting a cycle"). Which containers you
+  // use is your choice; the hints in the README help if you are stuck.
   // ---- your code begins ----
   KUIPER_TODO("course4", "RuntimeGraph::KahnTopoSort");
   // ---- your code ends ----

@@ -29,10 +29,11 @@ TEST(Sigmoid, MatchesFormula) {
 TEST(Sigmoid, ZeroGivesOneHalf) { EXPECT_FLOAT_EQ(Sigmoid(0.f), 0.5f); }
 
 TEST(Sigmoid, SaturatesWithoutNan) {
-  EXPECT_EQ(Sigmoid(-1000.f), 0.f);
-  EXPECT_EQ(Sigmoid(1000.f), 1.f);
-  EXPECT_EQ(Sigmoid(-std::numeric_limits<float>::infinity()), 0.f);
-  EXPECT_EQ(Sigmoid(std::numeric_limits<float>::infinity()), 1.f);
+  const char* why = "see README \"The sigmoid and its ends\"";
+  EXPECT_EQ(Sigmoid(-1000.f), 0.f) << why;
+  EXPECT_EQ(Sigmoid(1000.f), 1.f) << why;
+  EXPECT_EQ(Sigmoid(-std::numeric_limits<float>::infinity()), 0.f) << why;
+  EXPECT_EQ(Sigmoid(std::numeric_limits<float>::infinity()), 1.f) << why;
 }
 
 TEST(SigmoidLayer, ForwardComputesEveryElementOfEveryItem) {
@@ -121,6 +122,19 @@ TEST(SigmoidLayer, BatchSizeMismatchIsReported) {
             InferStatus::kInferFailedInputOutSizeMatchError);
 }
 
+TEST(SigmoidLayer, ChecksComeInTheOrderOfTheTable) {
+  // Each call breaks two rules at once; the earlier row of the README's table wins.
+  const char* why = "see README \"What Forward must check\": the first failing row of the table";
+  SigmoidLayer layer;
+  std::vector<sftensor> none;
+  EXPECT_EQ(layer.Forward({}, none), InferStatus::kInferFailedInputEmpty) << why;
+  EXPECT_EQ(layer.Forward({nullptr}, none), InferStatus::kInferFailedOutputEmpty) << why;
+  std::vector<sftensor> three(3);
+  EXPECT_EQ(layer.Forward({nullptr, Ramp(1, 1, 2, 0, 1)}, three),
+            InferStatus::kInferFailedInputOutSizeMatchError)
+      << why;
+}
+
 TEST(SigmoidLayer, FailedCheckLeavesOutputsAlone) {
   SigmoidLayer layer;
   sftensor slot = TensorCreate(1, 1, 2);
@@ -133,8 +147,11 @@ TEST(SigmoidLayer, FailedCheckLeavesOutputsAlone) {
 }
 
 TEST(SigmoidRegistration, BothTypeNamesAreRegistered) {
-  EXPECT_TRUE(LayerRegisterer::HasCreator("nn.Sigmoid"));
-  EXPECT_TRUE(LayerRegisterer::HasCreator("F.sigmoid"));
+  for (const char* type : {"nn.Sigmoid", "F.sigmoid"}) {
+    EXPECT_TRUE(LayerRegisterer::HasCreator(type))
+        << "no creator is registered for " << type
+        << ": see README \"The registry\" (the registration is yours to write)";
+  }
 }
 
 TEST(SigmoidRegistration, RegistryCreatesAWorkingSigmoidLayer) {
@@ -142,6 +159,8 @@ TEST(SigmoidRegistration, RegistryCreatesAWorkingSigmoidLayer) {
     RuntimeOperator op;
     op.type = type;
     op.name = "sigmoid";
+    ASSERT_TRUE(LayerRegisterer::HasCreator(type))
+        << "no creator is registered for " << type << ": see README \"The registry\"";
     std::unique_ptr<Layer> layer = LayerRegisterer::CreateLayer(op);
     ASSERT_NE(layer, nullptr) << type;
     EXPECT_NE(dynamic_cast<SigmoidLayer*>(layer.get()), nullptr) << type;

@@ -8,11 +8,15 @@
 namespace kuiper {
 
 TokenType ClassifyWord(std::string_view word) {
+  // The core's functions first, so that formulas without sin or cos (every
+  // add(@0,@1) of ResNet18) parse before this lab is done.
   const TokenType core = CoreFunctionToken(word);  // add sub mul div pow neg exp log ...
   if (core != TokenType::kUnknown) return core;
-  // TODO(course7): teach the lexer the word "sin": return TokenType::kSin for
-  // it, and TokenType::kUnknown for any other word (the lexer then reports
-  // "unknown function" with the word's position).
+  // TODO(course7): the lab's part of the lexer's dictionary: tell whether the
+  // word names one of the two functions this lab adds, sin and cos, and
+  // which; kUnknown for any other word, so that the lexer reports "unknown
+  // function" at the word's position. Only exact, case-sensitive names count
+  // (README "1. Tokens").
   // ---- your code begins ----
   KUIPER_TODO("course7", "ClassifyWord");
   // ---- your code ends ----
@@ -20,26 +24,26 @@ TokenType ClassifyWord(std::string_view word) {
 
 std::unique_ptr<TokenNode> ExpressionParser::ParseUnaryCall(TokenType function, size_t& index,
                                                             int depth) {
-  // TODO(course7): parse a call of a one-argument function such as sin(@0).
-  // tokens_[index] is the function's name. Follow ParseBinaryCall in
-  // kuiper/src/parser/expression_parser.cpp, with one argument and no comma:
-  // 1. A new TokenNode whose type is `function`; step index past the name.
-  // 2. Expect(index, TokenType::kLeftBracket).
-  // 3. node->left = ParseExpression(index, depth + 1) (the depth guards the
-  //    call stack against absurd nesting; right stays empty).
-  // 4. Expect(index, TokenType::kRightBracket) and return the node.
+  // TODO(course7): the grammar rule for a call of a one-argument function,
+  //   call1 := name '(' expression ')'
+  // tokens_[index] is the name. Return the call's node, its argument as the
+  // only child (left), and leave index one past the call's last token, as
+  // every parse function does. Anything else where the rule expects '(' or
+  // ')' is a ParseError at that token. One level of nesting deeper means one
+  // more level of depth (README "2. Tree: recursive descent"). ParseBinaryCall
+  // in kuiper/src/parser/expression_parser.cpp is the two-argument rule.
   // ---- your code begins ----
   KUIPER_TODO("course7", "ExpressionParser::ParseUnaryCall");
   // ---- your code ends ----
 }
 
-sftensor TensorElementSin(const sftensor& input) {
-  // TODO(course7): return a NEW tensor of input's shape
-  // (TensorCreate(input->raw_shapes())) holding std::sin of every element.
-  // Never change `input`: it may be a model input or another layer's output.
-  // Throw ShapeError if input is null or empty.
+sftensor TensorElementTrig(TokenType function, const sftensor& input) {
+  // TODO(course7): a NEW tensor of input's shape holding the sine (function
+  // kSin) or the cosine (kCos) of every element. `input` stays unchanged: it
+  // may be a model input or another layer's output. A null or empty input is
+  // a ShapeError (README "4. Evaluation").
   // ---- your code begins ----
-  KUIPER_TODO("course7", "TensorElementSin");
+  KUIPER_TODO("course7", "TensorElementTrig");
   // ---- your code ends ----
 }
 

@@ -1,6 +1,7 @@
-// course7_expression: sin in the lexer (ClassifyWord), the parser
-// (ParseUnaryCall) and the evaluator (TensorElementSin). References: std::sin
-// and PyTorch's output for models/fixtures/tiny_sin (torch.sin(x) + x * sigmoid(x)).
+// course7_expression: sin and cos in the lexer (ClassifyWord), the parser
+// (ParseUnaryCall) and the evaluator (TensorElementTrig). References: std::sin,
+// std::cos, hand-derived trees and PyTorch's output for models/fixtures/tiny_sin
+// (torch.sin(x) + x * sigmoid(x)).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -38,16 +39,26 @@ int ErrorPosition(const std::string& statement) {
   return -1;
 }
 
-TEST(SinLexer, ClassifyWordKnowsSin) { EXPECT_EQ(ClassifyWord("sin"), TokenType::kSin); }
+const char* kTokens = "see README \"1. Tokens\"";
+const char* kTree = "see README \"2. Tree: recursive descent\"";
+
+TEST(SinLexer, ClassifyWordKnowsSinAndCos) {
+  EXPECT_EQ(ClassifyWord("sin"), TokenType::kSin) << kTokens;
+  EXPECT_EQ(ClassifyWord("cos"), TokenType::kCos) << kTokens;
+}
 
 TEST(SinLexer, ClassifyWordStillKnowsTheCoreFunctions) {
-  EXPECT_EQ(ClassifyWord("add"), TokenType::kAdd);
-  EXPECT_EQ(ClassifyWord("rsqrt"), TokenType::kRsqrt);
+  for (const char* word :
+       {"add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sqrt", "rsqrt", "abs"}) {
+    EXPECT_NE(ClassifyWord(word), TokenType::kUnknown) << word << ": " << kTokens;
+    EXPECT_EQ(ClassifyWord(word), CoreFunctionToken(word)) << word;
+  }
 }
 
 TEST(SinLexer, ClassifyWordRejectsOtherWords) {
-  for (const char* word : {"cos", "sinh", "si", "SIN", "sin2"}) {
-    EXPECT_EQ(ClassifyWord(word), TokenType::kUnknown) << word;
+  for (const char* word : {"tan", "sinh", "cosh", "si", "co", "SIN", "Cos", "sin2", "sincos"}) {
+    EXPECT_EQ(ClassifyWord(word), TokenType::kUnknown)
+        << word << ": only exact names are functions; " << kTokens;
   }
 }
 
@@ -66,7 +77,7 @@ TEST(SinLexer, TokenizesTheExample) {
   EXPECT_EQ(tokens[9].start_pos, 15);
 }
 
-TEST(SinLexer, UnknownWordReportsItsPosition) { EXPECT_EQ(ErrorPosition("add(@0,cos(@1))"), 7); }
+TEST(SinLexer, UnknownWordReportsItsPosition) { EXPECT_EQ(ErrorPosition("add(@0,tan(@1))"), 7); }
 
 TEST(SinParser, SinIsAUnaryNodeWithOnlyALeftChild) {
   ExpressionParser parser(kExample);
@@ -78,6 +89,31 @@ TEST(SinParser, SinIsAUnaryNodeWithOnlyALeftChild) {
   EXPECT_EQ(sin.left->type, TokenType::kInput);
   EXPECT_EQ(sin.left->input_index, 2);
   EXPECT_EQ(sin.right, nullptr);
+}
+
+TEST(SinParser, EveryOneArgumentFunctionIsParsedByTheSameRule) {
+  // ParseUnaryCall parses every function of one argument, not only the lab's.
+  for (const char* name : {"neg", "exp", "log", "sqrt", "rsqrt", "abs", "sin", "cos"}) {
+    ExpressionParser parser(std::string(name) + "(@1)");
+    const TokenNode& root = parser.Generate();
+    EXPECT_EQ(TokenTypeName(root.type), name)
+        << "the node's type is the called function; " << kTree;
+    ASSERT_NE(root.left, nullptr) << name;
+    EXPECT_EQ(root.left->input_index, 1) << name;
+    EXPECT_EQ(root.right, nullptr) << name << ": a one-argument call has only a left child";
+  }
+}
+
+TEST(SinParser, ACallInsideACallLeavesTheIndexAfterItsBracket) {
+  // After cos(@0) the index must stand on ',' so that add can read its second
+  // argument, and after sin(...) on the final ')'.
+  ExpressionParser parser("sin(add(cos(@0),neg(@1)))");
+  const TokenNode& root = parser.Generate();
+  ASSERT_EQ(root.type, TokenType::kSin);
+  ASSERT_EQ(root.left->type, TokenType::kAdd);
+  EXPECT_EQ(root.left->left->type, TokenType::kCos) << kTree;
+  EXPECT_EQ(root.left->right->type, TokenType::kNeg) << kTree;
+  EXPECT_EQ(RpnText(parser), "@0 cos @1 neg add sin") << "see README \"3. Reverse Polish\"";
 }
 
 TEST(SinParser, NestedSinCalls) {
@@ -96,11 +132,14 @@ TEST(SinParser, ReversePolishPutsSinAfterItsArgument) {
 }
 
 TEST(SinParser, WrongCallsAreParseErrors) {
-  EXPECT_EQ(ErrorPosition("sin(@0,@1)"), 6);  // a second argument
-  EXPECT_EQ(ErrorPosition("sin@0"), 3);       // no bracket
-  EXPECT_EQ(ErrorPosition("sin()"), 4);       // no argument
-  EXPECT_EQ(ErrorPosition("sin(@0"), 6);      // not closed
-  EXPECT_EQ(ErrorPosition("sin"), 3);
+  const char* why = "see README \"Errors\"";
+  EXPECT_EQ(ErrorPosition("sin(@0,@1)"), 6) << why;  // a second argument
+  EXPECT_EQ(ErrorPosition("sin@0"), 3) << why;       // no bracket
+  EXPECT_EQ(ErrorPosition("sin()"), 4) << why;       // no argument
+  EXPECT_EQ(ErrorPosition("sin(@0"), 6) << why;      // not closed
+  EXPECT_EQ(ErrorPosition("sin"), 3) << why;
+  EXPECT_EQ(ErrorPosition("cos(@0,@1)"), 6) << why;
+  EXPECT_EQ(ErrorPosition("cos[@0]"), 3) << why;  // '[' is not a token at all
 }
 
 TEST(SinParser, DeepSinNestingIsRejectedNotOverflowed) {
@@ -110,25 +149,44 @@ TEST(SinParser, DeepSinNestingIsRejectedNotOverflowed) {
   EXPECT_EQ(ErrorPosition(text), 4 * ExpressionParser::kMaxDepth);
 }
 
-TEST(SinEvaluator, TensorElementSinMatchesStdSin) {
+TEST(SinEvaluator, TensorElementTrigMatchesStdSinAndCos) {
   sftensor x = TensorCreate(2, 3, 4);
   for (uint32_t i = 0; i < x->size(); ++i) x->index(i) = -4.f + 0.37f * static_cast<float>(i);
-  const sftensor y = TensorElementSin(x);
-  ASSERT_EQ(y->raw_shapes(), x->raw_shapes());
-  for (uint32_t i = 0; i < x->size(); ++i) EXPECT_NEAR(y->index(i), std::sin(x->index(i)), 1e-6f);
+  const sftensor s = TensorElementTrig(TokenType::kSin, x);
+  const sftensor c = TensorElementTrig(TokenType::kCos, x);
+  ASSERT_EQ(s->raw_shapes(), x->raw_shapes());
+  ASSERT_EQ(c->raw_shapes(), x->raw_shapes());
+  for (uint32_t i = 0; i < x->size(); ++i) {
+    EXPECT_NEAR(s->index(i), std::sin(x->index(i)), 1e-6f) << "sin, element " << i;
+    EXPECT_NEAR(c->index(i), std::cos(x->index(i)), 1e-6f) << "cos, element " << i;
+  }
 }
 
-TEST(SinEvaluator, TensorElementSinLeavesItsInputAlone) {
+TEST(SinEvaluator, TensorElementTrigLeavesItsInputAlone) {
   sftensor x = TensorCreate({3});
   x->Fill({0.f, 1.f, 2.f});
-  const sftensor y = TensorElementSin(x);
-  EXPECT_NE(y, x);
-  EXPECT_EQ(x->values(), std::vector<float>({0.f, 1.f, 2.f}));
+  for (TokenType function : {TokenType::kSin, TokenType::kCos}) {
+    const sftensor y = TensorElementTrig(function, x);
+    EXPECT_NE(y, x) << "see README \"4. Evaluation\": a new tensor";
+    EXPECT_EQ(x->values(), std::vector<float>({0.f, 1.f, 2.f}));
+  }
 }
 
-TEST(SinEvaluator, TensorElementSinRejectsAnEmptyTensor) {
-  EXPECT_THROW(TensorElementSin(nullptr), ShapeError);
-  EXPECT_THROW(TensorElementSin(std::make_shared<ftensor>()), ShapeError);
+TEST(SinEvaluator, TensorElementTrigRejectsAnEmptyTensor) {
+  for (TokenType function : {TokenType::kSin, TokenType::kCos}) {
+    EXPECT_THROW(TensorElementTrig(function, nullptr), ShapeError);
+    EXPECT_THROW(TensorElementTrig(function, std::make_shared<ftensor>()), ShapeError);
+  }
+}
+
+TEST(SinEvaluator, SinSquaredPlusCosSquaredIsOne) {
+  // An identity as the reference: whatever x is, the layer must give 1.
+  ExpressionLayer layer("add(mul(sin(@0),sin(@0)),mul(cos(@0),cos(@0)))", 1);
+  sftensor x = TensorCreate({5});
+  x->Fill({-3.f, -0.5f, 0.f, 1.f, 2.5f});
+  std::vector<sftensor> outputs(1);
+  ASSERT_EQ(layer.Forward({x}, outputs), InferStatus::kInferSuccess);
+  for (uint32_t i = 0; i < 5; ++i) EXPECT_NEAR(outputs[0]->index(i), 1.f, 1e-6f) << i;
 }
 
 TEST(SinEvaluator, ExampleMatchesFormula) {

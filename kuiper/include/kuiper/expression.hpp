@@ -41,25 +41,28 @@ enum class TokenType {
   kSqrt,
   kRsqrt,
   kAbs,
-  kSin,
+  kSin,  // sin and cos: lab course7_expression
+  kCos,
 };
 
 // The function's name as written ("add", "sin", ...), or a description of
 // any other token type ("operand", "number", "','", ...).
 std::string_view TokenTypeName(TokenType type);
 
-// 2 for add sub mul div pow, 1 for neg exp log sqrt rsqrt abs sin, 0 otherwise.
+// 2 for add sub mul div pow, 1 for neg exp log sqrt rsqrt abs sin cos, 0 otherwise.
 int FunctionArity(TokenType type);
 
 // The function a word names, for the functions the core knows (every one but
-// sin); kUnknown for any other word.
+// sin and cos); kUnknown for any other word.
 TokenType CoreFunctionToken(std::string_view word);
 
 // ---- lab course7_expression (course7_expression/src/expression_sin.cpp) ----
-// The function a word names, sin included; kUnknown for any other word.
+// The function a word names, sin and cos included; kUnknown for any other
+// word (exact, case-sensitive match).
 TokenType ClassifyWord(std::string_view word);
-// A new tensor of input's shape holding the sine of every element.
-sftensor TensorElementSin(const sftensor& input);
+// A new tensor of input's shape holding the sine (function kSin) or cosine
+// (kCos) of every element. Throws ShapeError for a null or empty input.
+sftensor TensorElementTrig(TokenType function, const sftensor& input);
 
 struct Token {
   TokenType type = TokenType::kUnknown;
@@ -111,7 +114,8 @@ class ExpressionParser {
   // past its last token.
   std::unique_ptr<TokenNode> ParseExpression(size_t& index, int depth);
   std::unique_ptr<TokenNode> ParseBinaryCall(TokenType function, size_t& index, int depth);
-  // Lab course7_expression: `function` '(' expression ')'.
+  // Lab course7_expression: `function` '(' expression ')', the function's
+  // name at tokens_[index].
   std::unique_ptr<TokenNode> ParseUnaryCall(TokenType function, size_t& index, int depth);
   // Throws unless tokens_[index] has `type`; then steps index past it.
   void Expect(size_t& index, TokenType type);
@@ -132,7 +136,7 @@ class ExpressionParser {
 // each dimension must be equal or 1 on one side. The result has the larger
 // rank. Throws ShapeError for shapes that do not broadcast.
 sftensor TensorElementBinary(TokenType function, const sftensor& a, const sftensor& b);
-// neg exp log sqrt rsqrt abs sin of every element (sin through the lab).
+// neg exp log sqrt rsqrt abs sin cos of every element (sin and cos through the lab).
 sftensor TensorElementUnary(TokenType function, const sftensor& input);
 
 // Evaluates `rpn` for every batch item on a stack of batches: an input pushes

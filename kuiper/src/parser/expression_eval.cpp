@@ -137,7 +137,8 @@ sftensor TensorElementUnary(TokenType function, const sftensor& input) {
     case TokenType::kAbs:
       return Map(input, [](float x) { return std::fabs(x); });
     case TokenType::kSin:
-      return TensorElementSin(input);  // lab course7_expression
+    case TokenType::kCos:
+      return TensorElementTrig(function, input);  // lab course7_expression
     default:
       throw Error(fmt::format("'{}' is not a function of one argument", TokenTypeName(function)));
   }

@@ -1,6 +1,6 @@
 // Lexer, recursive-descent parser and reverse Polish of ExpressionParser.
-// Lab course7_expression adds sin: ClassifyWord and ParseUnaryCall live in
-// course7_expression/src/expression_sin.cpp.
+// Lab course7_expression adds sin and cos: ClassifyWord and ParseUnaryCall
+// live in course7_expression/src/expression_sin.cpp.
 #include <fmt/format.h>
 
 #include <cctype>
@@ -18,7 +18,7 @@ struct FunctionName {
   TokenType type;
 };
 
-// Every function but sin, which the course7 lab adds.
+// Every function but sin and cos, which the course7 lab adds.
 constexpr FunctionName kCoreFunctions[] = {
     {"add", TokenType::kAdd},     {"sub", TokenType::kSub}, {"mul", TokenType::kMul},
     {"div", TokenType::kDiv},     {"pow", TokenType::kPow}, {"neg", TokenType::kNeg},
@@ -48,6 +48,8 @@ std::string_view TokenTypeName(TokenType type) {
       return "')'";
     case TokenType::kSin:
       return "sin";
+    case TokenType::kCos:
+      return "cos";
     default:
       break;
   }
@@ -72,6 +74,7 @@ int FunctionArity(TokenType type) {
     case TokenType::kRsqrt:
     case TokenType::kAbs:
     case TokenType::kSin:
+    case TokenType::kCos:
       return 1;
     default:
       return 0;

@@ -7,8 +7,9 @@
 namespace kuiper {
 
 float Sigmoid(float x) {
-  // TODO(course5): return 1 / (1 + e^-x) (std::exp). For very negative x,
-  // e^-x overflows to infinity and the result correctly becomes 0.
+  // TODO(course5): the logistic function 1 / (1 + e^-x). It must give exactly
+  // 0 and 1, never NaN, at the ends (x = -1000, +1000, -inf, +inf): pick the
+  // form of the formula that does (README "The sigmoid and its ends").
   // ---- your code begins ----
   return 1.f / (1.f + std::exp(-x));
   // ---- your code ends ----
@@ -16,20 +17,14 @@ float Sigmoid(float x) {
 
 InferStatus SigmoidLayer::Forward(const std::vector<sftensor>& inputs,
                                   std::vector<sftensor>& outputs) {
-  // TODO(course5): check, then compute, one batch item at a time.
-  // 1. Return InferStatus::kInferFailedInputEmpty if `inputs` is empty,
-  //    kInferFailedOutputEmpty if `outputs` is empty,
-  //    kInferFailedInputOutSizeMatchError if their sizes differ, and
-  //    kInferFailedInputEmpty if any input is null or empty(); check all of
-  //    these before writing any output.
-  // 2. For each i: EnsureOutput(outputs[i], inputs[i]->raw_shapes()), then
-  //    write Sigmoid(x) of every element x of inputs[i] into outputs[i].
-  //    Never change inputs[i]: another layer may read the same tensor.
-  //    Hint: raw_ptr() and size(), or arma's .transform on a copy.
-  // 3. Items are independent: `#pragma omp parallel for` over i (allocate in
-  //    a first loop, compute in a second, so nothing inside the parallel
-  //    loop can throw).
-  // 4. Return InferStatus::kInferSuccess.
+  // TODO(course5): outputs[i] becomes the sigmoid of every element of
+  // inputs[i], with the shape of inputs[i] (1-D, 2-D or 3-D). A layer never
+  // trusts its caller: first check the batch and answer with the status of
+  // the README's table, in the table's order, before touching any output
+  // (README "What Forward must check"). Reuse an output slot that already has
+  // the right shape, never modify an input, and let the items run in parallel
+  // without an exception escaping the parallel region (README "Computing a
+  // batch").
   // ---- your code begins ----
   if (inputs.empty()) return InferStatus::kInferFailedInputEmpty;
   if (outputs.empty()) return InferStatus::kInferFailedOutputEmpty;
@@ -37,6 +32,7 @@ InferStatus SigmoidLayer::Forward(const std::vector<sftensor>& inputs,
   for (const sftensor& input : inputs) {
     if (!input || input->empty()) return InferStatus::kInferFailedInputEmpty;
   }
+  // Allocation may throw, so it happens before the parallel loop.
   const int batch = static_cast<int>(inputs.size());
   for (int i = 0; i < batch; ++i) EnsureOutput(outputs[i], inputs[i]->raw_shapes());
 #pragma omp parallel for
@@ -51,19 +47,25 @@ InferStatus SigmoidLayer::Forward(const std::vector<sftensor>& inputs,
 }
 
 std::unique_ptr<Layer> SigmoidLayer::Create([[maybe_unused]] const RuntimeOperator& op) {
-  // TODO(course5): the creator the registry calls for an nn.Sigmoid operator.
-  // Sigmoid has no parameters or weights to read from `op`: return a new
-  // SigmoidLayer (std::make_unique, never a raw new).
+  // TODO(course5): the creator: what the registry calls to turn an nn.Sigmoid
+  // or F.sigmoid operator into a layer (README "The registry"). It owns no raw
+  // pointer.
   // ---- your code begins ----
   return std::make_unique<SigmoidLayer>();
   // ---- your code ends ----
 }
 
+// TODO(course5): register the creator under both PNNX type names, so that
+// RuntimeGraph::Build finds it for every nn.Sigmoid and F.sigmoid operator.
+// The registration must happen before main() runs, without anyone calling a
+// function of this file (README "The registry").
+// ---- your code begins ----
 namespace {
 
-// Registration runs before main(): from then on RuntimeGraph::Build finds
-// this creator for every operator of type nn.Sigmoid or F.sigmoid.
+// A global object whose constructor registers: it runs before main().
 LayerRegistererWrapper kSigmoidRegistration({"nn.Sigmoid", "F.sigmoid"}, SigmoidLayer::Create);
 
 }  // namespace
+// ---- your code ends ----
+
 }  // namespace kuiper

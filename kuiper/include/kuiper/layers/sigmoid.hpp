@@ -9,9 +9,9 @@
 
 namespace kuiper {
 
-// 1 / (1 + e^-x). Depends on nothing else of the engine, so a layer that
-// needs a sigmoid can call it: the YOLOv5 Detect head does. SiLU does not; its
-// SiluSpan (activation.cpp) computes its own vectorised e^-x.
+// 1 / (1 + e^-x). Depends on nothing else of the engine, so another layer can
+// call it: the YOLOv5 Detect head does. SiLU does not: it computes its own
+// e^-x in kuiper/src/layer/activation.cpp, in a form the compiler vectorises.
 float Sigmoid(float x);
 
 class SigmoidLayer : public Layer {
