@@ -565,9 +565,10 @@ def kahn_steps():
 
 # ---------------------------------------------------------------- course 5 --
 def registrations():
-    """{type: creator} from every LayerRegistererWrapper line of the engine and course 5."""
+    """{type: creator} from every LayerRegistererWrapper line of the engine and of course 5's
+    solution (the skeleton leaves the registration to the student)."""
     sources = []
-    for folder in ("kuiper/src/layer", "course5_layers/src"):
+    for folder in ("kuiper/src/layer", "solutions/course5_layers/src"):
         for name in sorted(os.listdir(os.path.join(ROOT, folder))):
             if name.endswith(".cpp"):
                 sources.append(os.path.join(folder, name))
@@ -597,9 +598,8 @@ def registry():
                  'CreateConvolution);'),
                 ("kuiper/src/layer/relu.cpp",
                  'LayerRegistererWrapper kReluRegistration({"nn.ReLU", "F.relu"}, CreateRelu);'),
-                ("course5_layers/src/sigmoid.cpp",
-                 'LayerRegistererWrapper kSigmoidRegistration({"nn.Sigmoid", "F.sigmoid"}, '
-                 'SigmoidLayer::Create);')]
+                ("course5_layers/src/sigmoid.cpp (course 5: you write this one)",
+                 "// registers SigmoidLayer::Create for nn.Sigmoid and F.sigmoid")]
     for i, (path, code) in enumerate(examples):
         y = 74 + i * 44
         svg.rect(20, y, 560, 38, YELLOW, ORANGE_D, rx=4)
@@ -879,8 +879,8 @@ def expression_tree():
     svg.text(470, 500, "reverse Polish: " + " ".join(n["text"] for n in rpn), 15, mono=True,
              bold=True)
     svg.text(470, 525, "the stack ends with one entry, the result: " + stack[0], 12, mono=True)
-    svg.text(470, 546, "course 7 adds sin: the lexer word (ClassifyWord), the one-argument call "
-             "(ParseUnaryCall), the evaluator (TensorElementSin)", 11, fill=ORANGE_D)
+    svg.text(470, 546, "course 7 adds sin and cos: the lexer words (ClassifyWord), the one-argument call "
+             "(ParseUnaryCall), the evaluator (TensorElementTrig)", 11, fill=ORANGE_D)
     return svg.render()
 
 
