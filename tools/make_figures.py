@@ -661,8 +661,8 @@ def registry():
              "input operands A and B, then calls", 11)
     svg.text(490, fy + 122, "Forward(const std::vector<sftensor>& inputs, "
              "std::vector<sftensor>& outputs), which each layer overrides.", 11)
-    svg.text(490, fy + 146, "green: course 5 writes SigmoidLayer::Forward and SigmoidLayer::Create "
-             "(its registration line is given)", 11, fill=GREEN_D, bold=True)
+    svg.text(490, fy + 146, "green: course 5 writes SigmoidLayer::Forward, SigmoidLayer::Create "
+             "and their registration", 11, fill=GREEN_D, bold=True)
     return svg.render()
 
 
