@@ -24,6 +24,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -104,6 +105,7 @@ def grade(log, *labs):
         shutil.rmtree(junit)
     out = run(log, sys.executable, "tools/labs", "grade", *labs, "--junit", str(junit),
               check=False)
+    out = "\n".join(l for l in out.splitlines() if " failing: " not in l)  # the table
     if "passed  status" not in out:
         raise WalkError(f"tools/labs grade printed no table; see {LOGS / (log + '.log')}:\n"
                         + "\n".join(out.splitlines()[-15:]))
@@ -136,8 +138,11 @@ def main():
     LOGS.mkdir(parents=True, exist_ok=True)
     results = []
 
+    started = time.monotonic()
+
     def step(name, ok, detail=""):
-        print(f"{'PASS' if ok else 'FAIL'} {name}{': ' + detail if detail and not ok else ''}",
+        took = f"[{time.monotonic() - started:5.0f} s] "
+        print(f"{took}{'PASS' if ok else 'FAIL'} {name}{': ' + detail if detail and not ok else ''}",
               flush=True)
         results.append(ok)
 
@@ -157,9 +162,10 @@ def main():
          passes(before.get("core")) and len(failing) == len(labs), "\n" + out)
 
     for lab, n in zip(labs, numbers):
-        for src in (TREE / "solutions" / lab / "src").rglob("*"):
-            if src.is_file():
-                shutil.copy2(src, TREE / lab / "src" / src.relative_to(TREE / "solutions" / lab / "src"))
+        solution = TREE / "solutions" / lab / "src"
+        for src in solution.rglob("*"):
+            if src.is_file():  # copy, not copy2: a fresh mtime, as an editor would leave
+                shutil.copy(src, TREE / lab / "src" / src.relative_to(solution))
         after, out = grade(f"grade-after-course{n}", *numbers)
         changed = [label for label in after if label != f"course{n}"
                    and after[label] != before.get(label)]
