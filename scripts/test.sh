@@ -5,8 +5,15 @@
 #   - the student build's core tests pass, every lab label fails with NotImplemented, and so
 #     does every end-to-end test (ResNet18, YOLOv5s in label final);
 #   - tools/labs check (skeletons equal their solutions outside the fences);
+#   - the handouts: each README.md has a README.zh-CN.md with the same headings, code blocks
+#     and figures (scripts/check_handouts.py), and every figure they show exists;
+#   - the student walk (scripts/student_walk.py, in a copy of the tree under build/walk):
+#     filling one lab from solutions/ flips exactly that lab, and a lab that does not
+#     compile leaves the other grades of `tools/labs grade` unchanged;
 #   - the solutions under AddressSanitizer + UndefinedBehaviorSanitizer (preset asan): every
 #     test passes and no sanitizer reports anything.
+# Compiles through ccache when installed (scripts/common.sh use_ccache; cache in
+# build/ccache): the student build and the walk reuse the solutions build's objects.
 # The last line is "N passed, M failed"; the exit status is 0 iff M == 0.
 # Labels `layers` and `final` need every lab: they must pass in the solutions build; in the
 # student build only the end-to-end tests are checked (they must fail).
@@ -21,7 +28,7 @@ for arg in "$@"; do
   case "$arg" in
     --no-install) install=0 ;;
     --quick) install=0 quick=1 ;;
-    -h|--help) sed -n '2,13s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) echo "scripts/test.sh: unknown option $arg (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -47,7 +54,8 @@ logged() {
 
 build() {  # build PRESET
   if [[ $quick -eq 0 || ! -f build/$1/CMakeCache.txt ]]; then
-    logged "configure-$1" cmake --preset "$1" || return
+    logged "configure-$1" cmake --preset "$1" \
+      ${CMAKE_CXX_COMPILER_LAUNCHER:+-DCMAKE_CXX_COMPILER_LAUNCHER=$CMAKE_CXX_COMPILER_LAUNCHER} || return
   fi
   logged "build-$1" cmake --build --preset "$1" -j2
 }
@@ -71,8 +79,10 @@ if [[ $install -eq 1 ]]; then
   status=0; install_missing || status=$?; record "install Debian packages" $status
 fi
 
+use_ccache
+SECONDS=0
 declare -A built
-for preset in solutions student asan; do
+for preset in solutions student; do
   status=0; build $preset || status=$?; record "configure and build preset $preset" $status
   built[$preset]=$status
 done
@@ -125,6 +135,18 @@ fi
 status=0; tools/labs check || status=$?
 record "tools/labs check" $status
 
+status=0; python3 scripts/check_handouts.py || status=$?
+record "handouts: Chinese and English versions have the same structure" $status
+status=0; python3 scripts/check_handouts.py --figures || status=$?
+record "handouts: every figure they show exists" $status
+
+# After the student build, so that its objects are in the cache for the walk's copy.
+status=0; python3 scripts/student_walk.py || status=$?
+record "student walk: one lab at a time flips alone; a broken lab fails alone" $status
+
+status=0; build asan || status=$?; record "configure and build preset asan" $status
+built[asan]=$status
+
 # A sanitizer report ends the program with exit code 86 (ASAN_OPTIONS/UBSAN_OPTIONS in the
 # asan test preset), so a test that sees it fails; the grep names the report.
 if [[ ${built[asan]} -eq 0 ]]; then
@@ -138,5 +160,6 @@ else
   echo "  (asan tests not run: the build failed)"
 fi
 
+echo "(scripts/test.sh took $((SECONDS / 60)) min $((SECONDS % 60)) s after the packages)"
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]
