@@ -172,7 +172,8 @@ TEST(ComputeGroups, HandCheckedWindowSums) {
   ftensor input(1, 3, 3), output(1, 2, 2);
   input.Fill({1, 2, 3, 4, 5, 6, 7, 8, 9});
   layer.ComputeGroups(input, output);
-  EXPECT_EQ(output.values(), std::vector<float>({12, 16, 24, 28}));
+  EXPECT_EQ(output.values(), std::vector<float>({12, 16, 24, 28}))
+      << "expected the four 2x2 window sums (README §3, the first example)";
 }
 
 TEST(ComputeGroups, AddsBiasPerOutputChannel) {
@@ -182,7 +183,8 @@ TEST(ComputeGroups, AddsBiasPerOutputChannel) {
   ftensor input(1, 1, 2), output(2, 1, 2);
   input.Fill({1, 2});
   layer.ComputeGroups(input, output);
-  EXPECT_EQ(output.values(), std::vector<float>({11, 12, 22, 24}));
+  EXPECT_EQ(output.values(), std::vector<float>({11, 12, 22, 24}))
+      << "expected bias[o] added to every position of output channel o (README §6)";
 }
 
 // Two groups with identity 1x1 kernels: output channel k sees only its own
@@ -194,7 +196,8 @@ TEST(ComputeGroups, GroupsDoNotMixChannels) {
   ftensor input(2, 1, 1), output(2, 1, 1);
   input.Fill({1, 2});
   layer.ComputeGroups(input, output);
-  EXPECT_EQ(output.values(), std::vector<float>({3, 10}));
+  EXPECT_EQ(output.values(), std::vector<float>({3, 10}))
+      << "expected each group to read only its own input channels (README §5)";
 }
 
 TEST(ComputeGroups, OverwritesPreviousOutput) {
@@ -204,7 +207,8 @@ TEST(ComputeGroups, OverwritesPreviousOutput) {
   input.Fill({1, 2});
   output.Fill(100.f);
   layer.ComputeGroups(input, output);
-  EXPECT_EQ(output.values(), std::vector<float>({2, 4}));
+  EXPECT_EQ(output.values(), std::vector<float>({2, 4}))
+      << "expected every output element overwritten, not added to (README §6)";
 }
 
 // A layer with two groups, a bias and a fused activation, on values chosen so
