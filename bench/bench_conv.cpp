@@ -1,6 +1,6 @@
 // The convolutions that dominate ResNet18 and YOLOv5s, through ConvolutionLayer
-// (Im2Col + lab course6's ComputeGroups). Reports GFLOP/s, counting a
-// multiply-add as 2 FLOPs.
+// (lab course6's ComputeGroups and im2col unfolding on the core's GEMM).
+// Reports GFLOP/s, counting a multiply-add as 2 FLOPs.
 //
 //   build/solutions/bin/bench_conv --benchmark_repetitions=5 \
 //       --benchmark_report_aggregates_only=true

@@ -3,6 +3,8 @@
 // input channel of the group, kernel row and kernel column).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <random>
 #include <sstream>
 
@@ -16,6 +18,7 @@ struct Case {
   ConvParams params;
   uint32_t height = 1, width = 1, batch = 1;
   bool bias = false;
+  Activation activation = Activation::kNone;  // fused into the layer (README §6)
 };
 
 std::string Describe(const Case& c) {
@@ -25,14 +28,31 @@ std::string Describe(const Case& c) {
       << p.kernel_w << " stride=" << p.stride_h << "x" << p.stride_w << " pad=" << p.padding_h
       << "x" << p.padding_w << " dilation=" << p.dilation_h << "x" << p.dilation_w
       << " groups=" << p.groups << " input=" << c.height << "x" << c.width << " batch=" << c.batch
-      << " bias=" << c.bias;
+      << " bias=" << c.bias << " activation="
+      << (c.activation == Activation::kRelu   ? "relu"
+          : c.activation == Activation::kSilu ? "silu"
+                                              : "none");
   return out.str();
 }
 
-// weight is row-major (out, in/groups, kh, kw), as PyTorch stores it.
+double Activate(double v, Activation activation) {
+  switch (activation) {
+    case Activation::kRelu:
+      return std::max(v, 0.0);
+    case Activation::kSilu:
+      return v / (1.0 + std::exp(-v));
+    default:
+      return v;
+  }
+}
+
+// weight is row-major (out, in/groups, kh, kw), as PyTorch stores it; the
+// activation is applied after the bias, as a convolution followed by
+// nn.ReLU / nn.SiLU computes it.
 std::vector<ftensor> DirectConvolution(const std::vector<ftensor>& batch, const ConvParams& p,
                                        const std::vector<float>& weight,
-                                       const std::vector<float>& bias) {
+                                       const std::vector<float>& bias,
+                                       Activation activation = Activation::kNone) {
   const uint32_t out_h =
       ConvOutputSize(batch[0].rows(), p.kernel_h, p.stride_h, p.padding_h, p.dilation_h);
   const uint32_t out_w =
@@ -57,7 +77,7 @@ std::vector<ftensor> DirectConvolution(const std::vector<ftensor>& batch, const 
               }
             }
           }
-          out.at(o, y, x) = float(sum);
+          out.at(o, y, x) = float(Activate(sum, activation));
         }
       }
     }
@@ -98,6 +118,9 @@ Case SweepCase(int index) {
     p.out_channels = groups * multiple(rng);
   }
   c.bias = index % 2 == 1;
+  static const Activation kActivations[] = {Activation::kNone, Activation::kRelu,
+                                            Activation::kSilu};
+  c.activation = kActivations[index % 3];
   c.batch = (index / 3) % 2 == 0 ? 1 : 3;
   // Odd sizes, at least large enough for one output position.
   const uint32_t span_h = p.dilation_h * (p.kernel_h - 1) + 1;
@@ -128,12 +151,13 @@ TEST_P(ConvolutionSweep, MatchesDirectConvolution) {
     batch.push_back(*inputs.back());
   }
   ConvolutionLayer layer("conv", p, weight, bias);
+  if (c.activation != Activation::kNone) ASSERT_TRUE(layer.FuseActivation(c.activation));
   ASSERT_EQ(layer.Forward(inputs, outputs), InferStatus::kInferSuccess);
-  const std::vector<ftensor> expected = DirectConvolution(batch, p, weight, bias);
+  const std::vector<ftensor> expected = DirectConvolution(batch, p, weight, bias, c.activation);
   for (uint32_t n = 0; n < c.batch; ++n) {
     ASSERT_EQ(outputs[n]->shapes(), expected[n].shapes()) << "item " << n;
     const float diff = arma::abs(outputs[n]->data() - expected[n].data()).max();
-    EXPECT_LE(diff, 1e-4f) << "item " << n;
+    EXPECT_LE(diff, 1e-4f) << "item " << n << ": max |output - direct convolution| (README §5-§6)";
   }
 }
 
@@ -148,7 +172,8 @@ TEST(ComputeGroups, HandCheckedWindowSums) {
   ftensor input(1, 3, 3), output(1, 2, 2);
   input.Fill({1, 2, 3, 4, 5, 6, 7, 8, 9});
   layer.ComputeGroups(input, output);
-  EXPECT_EQ(output.values(), std::vector<float>({12, 16, 24, 28}));
+  EXPECT_EQ(output.values(), std::vector<float>({12, 16, 24, 28}))
+      << "expected the four 2x2 window sums (README §3, the first example)";
 }
 
 TEST(ComputeGroups, AddsBiasPerOutputChannel) {
@@ -158,7 +183,8 @@ TEST(ComputeGroups, AddsBiasPerOutputChannel) {
   ftensor input(1, 1, 2), output(2, 1, 2);
   input.Fill({1, 2});
   layer.ComputeGroups(input, output);
-  EXPECT_EQ(output.values(), std::vector<float>({11, 12, 22, 24}));
+  EXPECT_EQ(output.values(), std::vector<float>({11, 12, 22, 24}))
+      << "expected bias[o] added to every position of output channel o (README §6)";
 }
 
 // Two groups with identity 1x1 kernels: output channel k sees only its own
@@ -170,7 +196,8 @@ TEST(ComputeGroups, GroupsDoNotMixChannels) {
   ftensor input(2, 1, 1), output(2, 1, 1);
   input.Fill({1, 2});
   layer.ComputeGroups(input, output);
-  EXPECT_EQ(output.values(), std::vector<float>({3, 10}));
+  EXPECT_EQ(output.values(), std::vector<float>({3, 10}))
+      << "expected each group to read only its own input channels (README §5)";
 }
 
 TEST(ComputeGroups, OverwritesPreviousOutput) {
@@ -180,7 +207,96 @@ TEST(ComputeGroups, OverwritesPreviousOutput) {
   input.Fill({1, 2});
   output.Fill(100.f);
   layer.ComputeGroups(input, output);
-  EXPECT_EQ(output.values(), std::vector<float>({2, 4}));
+  EXPECT_EQ(output.values(), std::vector<float>({2, 4}))
+      << "expected every output element overwritten, not added to (README §6)";
+}
+
+// A layer with two groups, a bias and a fused activation, on values chosen so
+// that both signs occur before the activation.
+struct FusedCase {
+  ConvParams params;
+  std::vector<float> weight, bias;
+  ftensor input{4, 5, 6};
+};
+
+FusedCase TwoGroupsWithBias() {
+  FusedCase c;
+  ConvParams& p = c.params;
+  p.in_channels = 4, p.out_channels = 6, p.groups = 2;
+  p.kernel_h = 3, p.kernel_w = 2, p.padding_h = p.padding_w = 1, p.stride_w = 2;
+  std::mt19937 rng(7);
+  c.weight = RandomValues(6 * 2 * 3 * 2, rng);
+  c.bias = RandomValues(6, rng);
+  c.input.Fill(RandomValues(c.input.size(), rng));
+  return c;
+}
+
+void ExpectFusedActivation(Activation activation) {
+  const FusedCase c = TwoGroupsWithBias();
+  ConvolutionLayer layer("conv", c.params, c.weight, c.bias);
+  ASSERT_TRUE(layer.FuseActivation(activation));
+  const ftensor reference = DirectConvolution({c.input}, c.params, c.weight, c.bias, activation)[0];
+  const ftensor plain = DirectConvolution({c.input}, c.params, c.weight, c.bias)[0];
+  ASSERT_LT(plain.data().min(), -0.1f) << "the case needs negative sums to be a test";
+  ftensor output(reference.channels(), reference.rows(), reference.cols());
+  layer.ComputeGroups(c.input, output);
+  const float diff = arma::abs(output.data() - reference.data()).max();
+  EXPECT_LE(diff, 1e-5f) << "expected the activation applied to (convolution + bias) of every "
+                            "output element: the layer's activation_ is set (README §6, the "
+                            "epilogue); max difference from the direct convolution "
+                         << diff;
+}
+
+TEST(ComputeGroups, AppliesTheFusedRelu) { ExpectFusedActivation(Activation::kRelu); }
+
+TEST(ComputeGroups, AppliesTheFusedSilu) { ExpectFusedActivation(Activation::kSilu); }
+
+// relu(x + b), not relu(x) + b: a window summing to -1 with bias 2 gives 1.
+TEST(ComputeGroups, FusedActivationComesAfterTheBias) {
+  ConvParams p;
+  p.out_channels = 2;
+  ConvolutionLayer layer("conv", p, {1, -1}, {2, -2});
+  ASSERT_TRUE(layer.FuseActivation(Activation::kRelu));
+  ftensor input(1, 1, 2), output(2, 1, 2);
+  input.Fill({-1, 3});
+  layer.ComputeGroups(input, output);
+  // Channel 0: -1 + 2 = 1, 3 + 2 = 5; channel 1: 1 - 2 = -1 -> 0, -3 - 2 -> 0.
+  EXPECT_EQ(output.values(), std::vector<float>({1, 5, 0, 0}))
+      << "expected relu(conv + bias) per element (README §6, the epilogue)";
+}
+
+// Each group reads its own bias entries: group 1's output channels get
+// bias[3..6), not bias[0..3).
+TEST(ComputeGroups, EachGroupAddsItsOwnBias) {
+  ConvParams p;
+  p.in_channels = 2, p.out_channels = 6, p.groups = 2;
+  ConvolutionLayer layer("conv", p, {1, 1, 1, 1, 1, 1}, {10, 20, 30, 40, 50, 60});
+  ftensor input(2, 1, 1), output(6, 1, 1);
+  input.Fill({1, 2});
+  layer.ComputeGroups(input, output);
+  EXPECT_EQ(output.values(), std::vector<float>({11, 21, 31, 42, 52, 62}))
+      << "expected group g's output channel o to add bias[g * out/groups + o] (README §5)";
+}
+
+// groups must divide both channel counts; the layer's constructor refuses
+// anything else (that check is core), so ComputeGroups can rely on
+// in_channels / groups and out_channels / groups being exact. The nearest
+// valid grouping must then compute.
+TEST(ComputeGroups, GroupsThatDoNotDivideAreRefused) {
+  ConvParams p;
+  p.in_channels = 6, p.out_channels = 4, p.groups = 3;  // 3 does not divide 4
+  EXPECT_THROW(ConvolutionLayer("conv", p, std::vector<float>(4 * 2, 1.f), {}), LayerError)
+      << "README §5: groups must divide in_channels and out_channels";
+  p.in_channels = 4, p.out_channels = 6;  // 3 does not divide 4
+  EXPECT_THROW(ConvolutionLayer("conv", p, std::vector<float>(6, 1.f), {}), LayerError);
+  p.in_channels = 6, p.out_channels = 4, p.groups = 2;  // divides both: 3 in, 2 out per group
+  ConvolutionLayer layer("conv", p, {1, 1, 1, 2, 2, 2, 1, 0, 0, 0, 0, 1}, {});
+  ftensor input(6, 1, 1), output(4, 1, 1);
+  input.Fill({1, 2, 3, 4, 5, 6});
+  layer.ComputeGroups(input, output);
+  // Group 0 sums channels 0-2 (6), doubled (12); group 1 takes channel 3 (4) and channel 5 (6).
+  EXPECT_EQ(output.values(), std::vector<float>({6, 12, 4, 6}))
+      << "expected 3 input and 2 output channels per group (README §5)";
 }
 
 }  // namespace

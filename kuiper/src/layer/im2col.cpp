@@ -1,10 +1,13 @@
-// The core half of the convolution: ConvOutputSize, Im2Col and MultiplyInto.
-// Lab course6 (ConvolutionLayer::ComputeGroups) combines them per group.
+// The core half of the convolution: ConvOutputSize, the Im2ColMatrix
+// description and MultiplyInto, the GEMM that consumes it. Lab course6 writes
+// the unfolding itself (Im2ColMatrix::FillBlock, course6_conv/src/im2col_unfold.cpp)
+// and combines these per group (ConvolutionLayer::ComputeGroups).
 #include <fmt/format.h>
 #include <omp.h>
 #include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
+#include <exception>
 #include <memory>
 
 #include "kuiper/error.hpp"
@@ -22,60 +25,6 @@ uint32_t ConvOutputSize(uint32_t in, uint32_t kernel, uint32_t stride, uint32_t 
 }
 
 namespace {
-
-// One tap (i, j) of one input channel: where it reads for each output position.
-struct Tap {
-  const float* channel = nullptr;  // the input channel, column-major in_h x in_w
-  int64_t in_h = 0, in_w = 0;
-  int64_t x0 = 0;            // output column ox reads input column x0 + ox * stride_w
-  int64_t y0 = 0;            // output row oy reads input row y0 + oy * stride_h ...
-  int64_t inside_begin = 0;  // ... which lies inside the image for oy in
-  int64_t inside_end = 0;    // [inside_begin, inside_end); elsewhere it reads padding (zero)
-};
-
-Tap MakeTap(const arma::fmat& channel, const ConvParams& p, uint32_t i, uint32_t j,
-            uint32_t out_h) {
-  Tap tap;
-  tap.channel = channel.memptr();
-  tap.in_h = static_cast<int64_t>(channel.n_rows);
-  tap.in_w = static_cast<int64_t>(channel.n_cols);
-  tap.x0 = int64_t{j} * p.dilation_w - p.padding_w;
-  tap.y0 = int64_t{i} * p.dilation_h - p.padding_h;
-  const int64_t stride_h = p.stride_h;
-  tap.inside_begin = std::clamp<int64_t>((-tap.y0 + stride_h - 1) / stride_h, 0, out_h);
-  tap.inside_end =
-      std::clamp<int64_t>((tap.in_h - tap.y0 + stride_h - 1) / stride_h, tap.inside_begin, out_h);
-  return tap;
-}
-
-// Output positions (oy, ox), oy in [oy_first, oy_last), of `tap`: one run of
-// an im2col column, written to `run`. Called once per output column and tap,
-// so everything that needs a division is in the Tap already.
-void FillTapRun(const Tap& tap, const ConvParams& p, uint32_t ox, int64_t oy_first, int64_t oy_last,
-                float* run) {
-  const int64_t x = tap.x0 + int64_t{ox} * p.stride_w;
-  if (x < 0 || x >= tap.in_w) {
-    std::fill(run, run + (oy_last - oy_first), 0.f);
-    return;
-  }
-  const int64_t begin = std::clamp(tap.inside_begin, oy_first, oy_last);
-  const int64_t end = std::clamp(tap.inside_end, begin, oy_last);
-  const float* source = tap.channel + x * tap.in_h + tap.y0;  // source[oy * stride_h]
-  std::fill(run, run + (begin - oy_first), 0.f);
-  float* out = run - oy_first;  // out[oy] is output row oy
-  if (p.stride_h == 1) {
-    std::copy(source + begin, source + end, out + begin);
-  } else if (p.stride_h == 2) {
-    // The downsampling convolutions' stride, written out so that the compiler
-    // knows it and vectorizes the copy (a variable stride copies one by one).
-    const float* from = source + begin * 2;
-    float* to = out + begin;
-    for (int64_t n = 0; n < end - begin; ++n) to[n] = from[2 * n];
-  } else {
-    for (int64_t oy = begin; oy < end; ++oy) out[oy] = source[oy * p.stride_h];
-  }
-  std::fill(out + end, out + oy_last, 0.f);
-}
 
 // C (column-major, leading dimension ldc) = A (m x k, leading dimension lda)
 // times columns [first_col, first_col + cols) of b, one GEMM; then the
@@ -145,31 +94,25 @@ const float* Im2ColMatrix::InPlace() const {
   return identity && channels_ > 0 ? input_.slice(first_channel_).memptr() : nullptr;
 }
 
-void Im2ColMatrix::FillBlock(uint64_t first_row, uint64_t rows, uint64_t first_col,
-                             uint64_t last_col, float* block) const {
-  const uint32_t kh = params_.kernel_h, kw = params_.kernel_w;
-  const uint64_t end_row = first_row + rows;
-  for (uint64_t col = first_col; col < last_col; ++col, block += rows) {
-    const uint32_t c = col / (kh * kw), i = col / kw % kh, j = col % kw;
-    const Tap tap = MakeTap(input_.slice(first_channel_ + c), params_, i, j, out_h_);
-    // The block's rows run down output column ox = row / out_h, then the next.
-    float* run = block;
-    uint32_t ox = first_row / out_h_, oy = first_row % out_h_;
-    for (uint64_t row = first_row; row < end_row; ++ox, oy = 0) {
-      const uint64_t length = std::min<uint64_t>(out_h_ - oy, end_row - row);
-      FillTapRun(tap, params_, ox, oy, oy + length, run);
-      run += length;
-      row += length;
-    }
-  }
-}
-
 arma::fmat Im2ColMatrix::ToMatrix() const {
   const int64_t rows = n_rows(), cols = n_cols();
+  // A 1x1 kernel's matrix is the input itself (the route that never calls FillBlock).
+  if (const float* in_place = InPlace()) return arma::fmat(in_place, rows, cols);
   arma::fmat matrix(rows, cols, arma::fill::none);  // every element is written below
-  // Every column is independent: share them out among the threads.
+  // Every column is independent: share them out among the threads. FillBlock
+  // is lab code and may throw (NotImplemented); an exception must not leave
+  // an OpenMP region, so the first one is kept and rethrown after it.
+  std::exception_ptr error;
 #pragma omp parallel for schedule(static) if (rows * cols >= (1 << 15) && !omp_in_parallel())
-  for (int64_t col = 0; col < cols; ++col) FillBlock(0, rows, col, col + 1, matrix.colptr(col));
+  for (int64_t col = 0; col < cols; ++col) {
+    try {
+      FillBlock(0, rows, col, col + 1, matrix.colptr(col));
+    } catch (...) {
+#pragma omp critical(kuiper_im2col_error)
+      if (!error) error = std::current_exception();
+    }
+  }
+  if (error) std::rethrow_exception(error);
   return matrix;
 }
 
@@ -198,9 +141,11 @@ void MultiplyInto(const Im2ColMatrix& a, const arma::fmat& b, float* product,
   }
   blocks = (blocks + threads - 1) / threads * threads;
   const int64_t max_rows = (m + blocks - 1) / blocks;
-  // One buffer per thread, allocated here: nothing may throw inside the region.
+  // One buffer per thread, allocated here: nothing may throw inside the region
+  // but the lab's FillBlock, whose exception is kept and rethrown after it.
   const auto buffers =
       std::make_unique_for_overwrite<float[]>(in_place ? 0 : threads * max_rows * k);
+  std::exception_ptr error;
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (int64_t t = 0; t < blocks; ++t) {
     const int64_t first = m * t / blocks, rows = m * (t + 1) / blocks - first;
@@ -209,9 +154,16 @@ void MultiplyInto(const Im2ColMatrix& a, const arma::fmat& b, float* product,
       continue;
     }
     float* buffer = buffers.get() + omp_get_thread_num() * max_rows * k;
-    a.FillBlock(first, rows, 0, k, buffer);
+    try {
+      a.FillBlock(first, rows, 0, k, buffer);
+    } catch (...) {
+#pragma omp critical(kuiper_im2col_error)
+      if (!error) error = std::current_exception();
+      continue;
+    }
     Gemm(buffer, rows, rows, b, 0, b.n_cols, product + first, m, epilogue);
   }
+  if (error) std::rethrow_exception(error);
 }
 
 }  // namespace kuiper

@@ -1,9 +1,11 @@
 // nn.Conv2d by im2col + GEMM.
 //
-// Im2Col (core, kuiper/src/layer/im2col.cpp) unfolds the input windows into a
-// matrix so that a convolution becomes one matrix product per group; the
-// grouped product itself, ConvolutionLayer::ComputeGroups, is lab
-// course6_conv (course6_conv/src/convolution_groups.cpp).
+// An Im2ColMatrix describes the input windows unfolded into a matrix, so that
+// a convolution becomes one matrix product per group; MultiplyInto (core,
+// kuiper/src/layer/im2col.cpp) is that product. Lab course6_conv writes the
+// unfolding (Im2ColMatrix::FillBlock, course6_conv/src/im2col_unfold.cpp) and
+// the grouped convolution on top (ConvolutionLayer::ComputeGroups,
+// course6_conv/src/convolution_groups.cpp).
 #pragma once
 
 #include <armadillo>
@@ -66,11 +68,15 @@ class Im2ColMatrix {
   const float* InPlace() const;
 
   // Rows [first_row, first_row + rows) of columns [first_col, last_col),
-  // written column-major into `block`, its columns `rows` floats apart.
+  // written column-major into `block`, its columns `rows` floats apart; every
+  // element of the block is written. Lab course6_conv
+  // (course6_conv/src/im2col_unfold.cpp): MultiplyInto and ToMatrix call it
+  // for every matrix that is not InPlace().
   void FillBlock(uint64_t first_row, uint64_t rows, uint64_t first_col, uint64_t last_col,
                  float* block) const;
 
-  // The whole matrix; its columns are shared out among the OpenMP threads.
+  // The whole matrix; its columns are shared out among the OpenMP threads
+  // (FillBlock one column at a time), or copied from the input when InPlace().
   arma::fmat ToMatrix() const;
 
  private:
@@ -80,7 +86,8 @@ class Im2ColMatrix {
   uint32_t out_h_, out_w_;
 };
 
-// The im2col matrix of a group, as lab course6 calls it.
+// The im2col matrix of a group: the channels [first_channel, first_channel +
+// channels) of `input`, as ComputeGroups (lab course6) describes each group.
 inline Im2ColMatrix Im2Col(const ftensor& input, uint32_t first_channel, uint32_t channels,
                            const ConvParams& params, uint32_t out_h, uint32_t out_w) {
   return Im2ColMatrix(input, first_channel, channels, params, out_h, out_w);
@@ -96,21 +103,24 @@ struct Epilogue {
 
 // Writes a * b into the column-major a.n_rows x b.n_cols matrix at `product`
 // (for a convolution: into the output channels' own memory), throwing
-// ShapeError when the inner sizes differ. The work is shared among the OpenMP
-// threads, each running a single-threaded BLAS GEMM on its part, so that
-// OpenMP is the engine's only thread pool: a's rows are split, or b's columns
-// when a has too few rows for every thread (ResNet18's last convolutions: 49
-// positions, 512 output channels). The split depends only on the shapes and
-// the thread count, never on whether the call runs inside a parallel region
-// (batch items already in parallel run their parts one after the other): an
-// image gives bit-identical results alone and inside a batch. `epilogue` is
-// applied to every element once.
+// ShapeError when the inner sizes differ. One oneDNN GEMM (dnnl_sgemm), which
+// oneDNN shares among the OpenMP threads itself (rows, columns or the inner
+// dimension, as it judges best; oneDNN runs on the engine's OpenMP pool, so
+// OpenMP stays the only thread pool); called inside a parallel region (batch
+// items in parallel) it runs on the calling thread. `epilogue` is applied to
+// every element once, after the product.
 void MultiplyInto(const arma::fmat& a, const arma::fmat& b, float* product,
                   const Epilogue& epilogue = {});
 
-// The same for an im2col matrix: blocks of a's rows are unfolded and multiplied
-// by b one at a time, the blocks shared among the threads; a small image (too
-// few blocks for every thread to get two) is unfolded whole and multiplied as above.
+// The same for an im2col matrix: blocks of a's rows are unfolded (FillBlock)
+// and multiplied by b one at a time, each block by one single-threaded oneDNN
+// GEMM with the epilogue applied while the block is in the cache, the blocks
+// shared among the OpenMP threads; a small image (too few blocks for every
+// thread to get two) is unfolded whole (ToMatrix) and multiplied as above, by
+// one GEMM that oneDNN threads. A 1x1 InPlace() matrix is never unfolded.
+// The block split depends only on the shapes and the thread count, never on
+// whether the call runs inside a parallel region (a batch item in a parallel
+// loop runs its blocks one after the other).
 void MultiplyInto(const Im2ColMatrix& a, const arma::fmat& b, float* product,
                   const Epilogue& epilogue = {});
 
