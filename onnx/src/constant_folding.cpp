@@ -123,6 +123,17 @@ void Converter::FoldConstants() {
   uint64_t folded_bytes = 0;  // of the nodes folded so far, for the memory limit
   for (const onnx::NodeProto& node : model_.graph().node()) {
     const bool standard = node.domain().empty() || node.domain() == "ai.onnx";
+    // Identity of a constant is that constant under another name: how
+    // torch.onnx.export shares one initializer among several nodes.
+    if (standard && node.op_type() == "Identity" && node.input_size() == 1 &&
+        node.output_size() == 1 && Constant(node.input(0))) {
+      const onnx::TensorProto* tensor = Constant(node.input(0));
+      constants_[node.output(0)] = tensor;
+      shapes_[node.output(0)] = Shape(tensor->dims().begin(), tensor->dims().end());
+      elem_types_[node.output(0)] = tensor->data_type();
+      absorbed_.insert(&node);
+      continue;
+    }
     if (!standard || !foldable.count(node.op_type()) || node.output_size() != 1) continue;
     const std::string& output = node.output(0);
     const bool all_constant =

@@ -9,7 +9,9 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <numeric>
 
 #include "kuiper/memory_limit.hpp"
@@ -207,7 +209,9 @@ const std::map<std::string, Converter::NodeConverter>& Converter::Table() {
       {"Log", &Converter::ConvertExpression},
       {"Sqrt", &Converter::ConvertExpression},
       {"Abs", &Converter::ConvertExpression},
-      {"Identity", &Converter::ConvertExpression},
+      {"Identity", &Converter::ConvertIdentity},
+      {"Clip", &Converter::ConvertClip},
+      {"HardSigmoid", &Converter::ConvertHardSigmoid},
       {"MaxPool", &Converter::ConvertMaxPool},
       {"AveragePool", &Converter::ConvertAveragePool},
       {"GlobalAveragePool", &Converter::ConvertGlobalAveragePool},
@@ -674,6 +678,117 @@ void Converter::ConvertActivation(const onnx::NodeProto& node) {
   static const std::map<std::string, std::string> types = {
       {"Relu", "nn.ReLU"}, {"Sigmoid", "nn.Sigmoid"}, {"HardSwish", "nn.Hardswish"}};
   EmitUnary(node, types.at(node.op_type()));
+}
+
+// Identity of a constant was folded (FoldConstants: torch.onnx.export dedups
+// equal initializers into Identity nodes, which then are weights, e.g. a Conv's
+// bias). Identity of a computed value is the same operand under a second name,
+// with no operator; only a graph output gets its own copy (pnnx.Output reads
+// an operand of its own).
+void Converter::ConvertIdentity(const onnx::NodeProto& node) {
+  if (node.input_size() != 1 || node.output_size() != 1) {
+    Fail(node, fmt::format("needs 1 input and 1 output, has {} and {}", node.input_size(),
+                           node.output_size()));
+  }
+  const bool graph_output =
+      std::any_of(model_.graph().output().begin(), model_.graph().output().end(),
+                  [&](const onnx::ValueInfoProto& info) { return info.name() == node.output(0); });
+  if (!graph_output) {
+    operand_of_[node.output(0)] = Input(node, 0);
+    return;
+  }
+  EmitUnary(node, "pnnx.Expression").params["expr"] = StringParam("@0");
+}
+
+float Converter::FloatAttributeChecked(const onnx::NodeProto& node, const std::string& name,
+                                       float fallback) const {
+  const onnx::AttributeProto* attr = FindAttribute(node, name);
+  if (!attr) return fallback;
+  if (attr->type() != onnx::AttributeProto::FLOAT) {
+    Fail(node, fmt::format("attribute '{}' must be a float (ONNX attribute type {}), is type {}",
+                           name, static_cast<int>(onnx::AttributeProto::FLOAT),
+                           static_cast<int>(attr->type())));
+  }
+  if (std::isnan(attr->f())) Fail(node, fmt::format("attribute '{}' is NaN", name));
+  return attr->f();
+}
+
+pnnx::Operator& Converter::EmitClamp(const std::string& name, int input, int output, float lo,
+                                     float hi) {
+  pnnx::Operator& op = Emit("torch.clamp", name, {input}, output);
+  op.params["min"] = std::isinf(lo) && lo < 0 ? pnnx::Parameter{} : FloatParam(lo);
+  op.params["max"] = std::isinf(hi) && hi > 0 ? pnnx::Parameter{} : FloatParam(hi);
+  return op;
+}
+
+// Clip(x, min, max) = min(max(x, min), max). Opset 6..10 keeps the bounds in
+// attributes, opset 11+ in the optional inputs 1 and 2 (an empty name: absent),
+// which must be constant scalars here. PyTorch's ReLU6 and ReLU become the
+// engine's fixed layers; any other bounds torch.clamp.
+void Converter::ConvertClip(const onnx::NodeProto& node) {
+  constexpr float kInfinity = std::numeric_limits<float>::infinity();
+  float lo = -kInfinity, hi = kInfinity;
+  if (opset_ < 11) {
+    if (node.input_size() != 1) {
+      Fail(node, fmt::format("opset {} Clip takes 1 input (min and max are attributes), has {}",
+                             opset_, node.input_size()));
+    }
+    lo = FloatAttributeChecked(node, "min", lo);
+    hi = FloatAttributeChecked(node, "max", hi);
+  } else {
+    for (const char* name : {"min", "max"}) {
+      if (FindAttribute(node, name)) {
+        Fail(node, fmt::format("opset {} Clip takes '{}' as an input (1: min, 2: max), not as "
+                               "an attribute",
+                               opset_, name));
+      }
+    }
+    if (node.input_size() > 3) {
+      Fail(node, fmt::format("takes at most 3 inputs (input, min, max), has {}", node.input_size()));
+    }
+    for (int k = 1; k <= 2; ++k) {
+      if (!HasInput(node, k)) continue;
+      const onnx::TensorProto& bound = RequireConstant(node, k);
+      if (bound.dims_size() != 0) {
+        Fail(node, fmt::format("{} must be a scalar, has shape {}", k == 1 ? "min" : "max",
+                               ShapeText(Shape(bound.dims().begin(), bound.dims().end()))));
+      }
+      const float value = OnnxTensorFloats(bound).at(0);
+      if (std::isnan(value)) Fail(node, fmt::format("{} is NaN", k == 1 ? "min" : "max"));
+      (k == 1 ? lo : hi) = value;
+    }
+  }
+  if (lo == 0 && hi == 6) {
+    EmitUnary(node, "nn.ReLU6");
+  } else if (lo == 0 && hi == kInfinity) {
+    EmitUnary(node, "nn.ReLU");
+  } else {
+    const int input = Input(node, 0);
+    EmitClamp(NodeName(node), input, Output(node), lo, hi);
+  }
+}
+
+// HardSigmoid(x) = max(0, min(1, alpha*x + beta)), ONNX's defaults alpha=0.2,
+// beta=0.5. PyTorch's Hardsigmoid exports alpha=1/6 (as a float) and beta=0.5:
+// that is the engine's nn.Hardsigmoid, relu6(x + 3) / 6, equal up to rounding.
+// Other parameters become an expression alpha*x + beta, then torch.clamp to [0,1].
+void Converter::ConvertHardSigmoid(const onnx::NodeProto& node) {
+  if (node.input_size() != 1) Fail(node, fmt::format("needs 1 input, has {}", node.input_size()));
+  const float alpha = FloatAttributeChecked(node, "alpha", 0.2f);
+  const float beta = FloatAttributeChecked(node, "beta", 0.5f);
+  if (std::isinf(alpha) || std::isinf(beta)) Fail(node, "alpha and beta must be finite");
+  if (alpha == 1.f / 6.f && beta == 0.5f) {
+    EmitUnary(node, "nn.Hardsigmoid");
+    return;
+  }
+  const int input = Input(node, 0);
+  const std::string name = NodeName(node);
+  const int affine =
+      NewOperand(node.output(0) + "_affine", EngineShape(ShapeOf(node, node.output(0))));
+  // 9 significant digits: every float reads back as itself.
+  Emit("pnnx.Expression", name + "_affine", {input}, affine).params["expr"] =
+      StringParam(fmt::format("add(mul(@0,{:.8e}),{:.8e})", alpha, beta));
+  EmitClamp(name, affine, Output(node), 0.f, 1.f);
 }
 
 void Converter::ConvertExpression(const onnx::NodeProto& node) {

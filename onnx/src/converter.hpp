@@ -97,6 +97,15 @@ class Converter {
   // ---- node converters (converter.cpp) ----
   void ConvertConv(const onnx::NodeProto& node);
   void ConvertActivation(const onnx::NodeProto& node);
+  void ConvertIdentity(const onnx::NodeProto& node);
+  void ConvertClip(const onnx::NodeProto& node);
+  void ConvertHardSigmoid(const onnx::NodeProto& node);
+  // Emits torch.clamp (bounds lo, hi; an infinite one is None) from `input` to `output`.
+  pnnx::Operator& EmitClamp(const std::string& name, int input, int output, float lo, float hi);
+  // The float attribute `name` of `node`, or `fallback` when absent; an
+  // attribute of another type or a NaN stops the conversion naming the node.
+  float FloatAttributeChecked(const onnx::NodeProto& node, const std::string& name,
+                              float fallback) const;
   void ConvertExpression(const onnx::NodeProto& node);
   void ConvertMaxPool(const onnx::NodeProto& node);
   void ConvertAveragePool(const onnx::NodeProto& node);
