@@ -88,6 +88,8 @@ OPSETS = (11, 13, 17)
 # Identity nodes (issue 16's first report).
 VARIANTS = {
     "resnet18_opset13_freshbn": ("resnet18", 13, {"calibrate": False}),
+    # Opset 10: Clip keeps min and max in attributes.
+    "mobilenet_v2_opset10": ("mobilenet_v2", 10, {}),
     "resnet18_opset13_nofold": ("resnet18", 13, {"do_constant_folding": False}),
     "resnet18_opset13_dynbatch": ("resnet18", 13, {
         "dynamic_axes": {"input": {0: "batch"}, "output": {0: "batch"}}

@@ -744,7 +744,8 @@ void Converter::ConvertClip(const onnx::NodeProto& node) {
       }
     }
     if (node.input_size() > 3) {
-      Fail(node, fmt::format("takes at most 3 inputs (input, min, max), has {}", node.input_size()));
+      Fail(node,
+           fmt::format("takes at most 3 inputs (input, min, max), has {}", node.input_size()));
     }
     for (int k = 1; k <= 2; ++k) {
       if (!HasInput(node, k)) continue;
