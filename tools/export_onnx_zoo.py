@@ -24,6 +24,7 @@ run yet and why.
 Needs Debian's /usr/bin/python3 (python3-torch, python3-torchvision, python3-onnx).
 """
 import argparse
+import hashlib
 import json
 import os
 import sys
@@ -91,8 +92,10 @@ VARIANTS = {
     # Opset 10: Clip keeps min and max in attributes.
     "mobilenet_v2_opset10": ("mobilenet_v2", 10, {}),
     "resnet18_opset13_nofold": ("resnet18", 13, {"do_constant_folding": False}),
+    # A symbolic batch ("batch"): run at batch 1 (input.npy) and 3 (input_b3.npy).
     "resnet18_opset13_dynbatch": ("resnet18", 13, {
-        "dynamic_axes": {"input": {0: "batch"}, "output": {0: "batch"}}
+        "dynamic_axes": {"input": {0: "batch"}, "output": {0: "batch"}},
+        "batches": (3,),
     }),
 }
 
@@ -124,13 +127,22 @@ def calibrate(model, gen):
         bn.momentum = 0.1
 
 
+def script_hash():
+    """This file's SHA-256: an entry written by another version is out of date."""
+    with open(os.path.abspath(__file__), "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
 def export(entry, spec, out_dir, force):
     model_name, opset, options = spec
     options = dict(options)
     calibrated = options.pop("calibrate", True)
+    batches = options.pop("batches", ())
     folder = os.path.join(out_dir, entry)
     paths = {k: os.path.join(folder, k) for k in ("model.onnx", "input.npy", "output.npy")}
-    if not force and all(os.path.exists(p) for p in paths.values()):
+    stamp = os.path.join(folder, "exporter.sha256")
+    current = os.path.exists(stamp) and open(stamp).read() == script_hash()
+    if not force and current and all(os.path.exists(p) for p in paths.values()):
         return "up to date"
     os.makedirs(folder, exist_ok=True)
     torch.manual_seed(SEED)
@@ -146,6 +158,14 @@ def export(entry, spec, out_dir, force):
                           input_names=["input"], output_names=["output"], **options)
     np.save(paths["input.npy"], x.numpy().astype(np.float32))
     np.save(paths["output.npy"], y.numpy().astype(np.float32))
+    for batch in batches:  # more pairs for the same model: input_bN.npy, output_bN.npy
+        xb = torch.randn(batch, 3, SIZE, SIZE, generator=gen)
+        with torch.no_grad():
+            yb = model(xb)
+        np.save(os.path.join(folder, "input_b%d.npy" % batch), xb.numpy().astype(np.float32))
+        np.save(os.path.join(folder, "output_b%d.npy" % batch), yb.numpy().astype(np.float32))
+    with open(stamp, "w") as f:  # last: an interrupted export is redone
+        f.write(script_hash())
     return "max|ref| %.3g" % float(y.abs().max())
 
 
@@ -153,7 +173,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=os.path.join(ROOT, "build", "models", "onnx"))
     parser.add_argument("--only", nargs="*", help="entries to export (default: all)")
-    parser.add_argument("--force", action="store_true", help="re-export existing entries")
+    parser.add_argument("--force", action="store_true",
+                        help="re-export entries even when this script has not changed")
     parser.add_argument("--list", action="store_true", help="print the entry names and stop")
     args = parser.parse_args()
     table = entries()

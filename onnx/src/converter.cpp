@@ -287,7 +287,44 @@ void Converter::PrepareConvPoolInference(onnx::GraphProto& graph) const {
   }
 }
 
+void Converter::FixSymbolicBatch() {
+  onnx::GraphProto& graph = *model_.mutable_graph();
+  std::set<std::string> initializers;
+  for (const onnx::TensorProto& init : graph.initializer()) initializers.insert(init.name());
+  for (onnx::ValueInfoProto& info : *graph.mutable_input()) {
+    if (initializers.count(info.name()) || !info.type().has_tensor_type() ||
+        !info.type().tensor_type().has_shape()) {
+      continue;
+    }
+    auto& dims = *info.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim();
+    if (dims.empty() || dims[0].has_dim_value()) continue;
+    // Any other symbolic dim leaves the input unknown: Run() names it.
+    if (std::any_of(dims.begin() + 1, dims.end(), [](const auto& d) { return !d.has_dim_value(); }))
+      continue;
+    const std::string symbol = dims[0].dim_param();
+    if (!dynamic_input_.empty() && (symbol.empty() || symbol != dynamic_symbol_)) {
+      throw ConversionError(fmt::format(
+          "graph inputs '{}' and '{}' both have a symbolic batch, under different names ('{}', "
+          "'{}'): the engine runs one batch for every input",
+          dynamic_input_, info.name(), dynamic_symbol_, symbol));
+    }
+    dynamic_input_ = info.name();
+    dynamic_symbol_ = symbol;
+    dims[0].set_dim_value(1);
+  }
+  if (dynamic_symbol_.empty()) return;
+  const auto fix = [&](onnx::ValueInfoProto& info) {
+    if (!info.type().has_tensor_type()) return;
+    for (auto& dim : *info.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()) {
+      if (!dim.has_dim_value() && dim.dim_param() == dynamic_symbol_) dim.set_dim_value(1);
+    }
+  };
+  for (onnx::ValueInfoProto& info : *graph.mutable_output()) fix(info);
+  for (onnx::ValueInfoProto& info : *graph.mutable_value_info()) fix(info);
+}
+
 void Converter::CollectShapes() {
+  FixSymbolicBatch();
   // ONNX's inference stops at the first disagreement with a declared shape;
   // then the declared shapes stand, and the node's own check (e.g. MatMul's
   // final_shape) reports it with the node's name.
@@ -418,6 +455,13 @@ pnnx::Graph Converter::Run() {
             name, ShapeText(shape)));
       }
     }
+  }
+  if (!dynamic_input_.empty()) {
+    throw ConversionError(fmt::format(
+        "graph input '{}' has a symbolic batch ('{}'), which the engine can follow only when "
+        "every value of the graph starts with the batch (docs/onnx.md §2); export the model with "
+        "a fixed batch",
+        dynamic_input_, dynamic_symbol_));
   }
   return Convert(/*batch_mode=*/false, 1);
 }

@@ -64,6 +64,11 @@ class Converter {
  private:
   void CheckSupported() const;
   void CollectShapes();
+  // A graph input whose dimension 0 is symbolic (dim_param, or no value) and
+  // whose other dims are fixed gets batch 1 here, and so does every value
+  // declaring the same symbol, before shape inference: in batch mode the
+  // engine then runs the graph at the batch of the input it is given.
+  void FixSymbolicBatch();
   void PrepareConvPoolInference(onnx::GraphProto& graph) const;
   bool BatchModeFits(int64_t& batch) const;
   bool SingleModeFits() const;
@@ -148,6 +153,8 @@ class Converter {
   }
 
   onnx::ModelProto model_;
+  // The graph input and symbol FixSymbolicBatch fixed, "" when none.
+  std::string dynamic_input_, dynamic_symbol_;
   int64_t opset_ = 1;
   std::map<std::string, const onnx::TensorProto*> constants_;
   std::map<std::string, Shape> shapes_;    // every value whose shape is known

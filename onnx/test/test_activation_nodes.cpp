@@ -169,7 +169,7 @@ TEST(OnnxClip, MinAboveMaxGivesMaxEverywhere) {
 
 TEST(OnnxClip, ComputedMinIsRefusedNamingTheNode) {
   OneNodeModel m("Clip", 13);
-  m.Input("X", kShape).Input("lo", {}).Output("Y", kShape);
+  m.Input("X", kShape).Input("lo", {1}).Output("Y", kShape);
   ExpectErrorNamingNode(m.model, "input 1 must be a constant");
 }
 
