@@ -215,6 +215,7 @@ const std::map<std::string, Converter::NodeConverter>& Converter::Table() {
       {"MaxPool", &Converter::ConvertMaxPool},
       {"AveragePool", &Converter::ConvertAveragePool},
       {"GlobalAveragePool", &Converter::ConvertGlobalAveragePool},
+      {"ReduceMean", &Converter::ConvertReduceMean},
       {"Flatten", &Converter::ConvertReshape},
       {"Reshape", &Converter::ConvertReshape},
       {"Concat", &Converter::ConvertConcat},
@@ -948,6 +949,43 @@ void Converter::ConvertAveragePool(const onnx::NodeProto& node) {
 void Converter::ConvertGlobalAveragePool(const onnx::NodeProto& node) {
   if (ShapeOf(node, node.input(0)).size() != 4) Fail(node, "only 4-D (N,C,H,W) input");
   EmitUnary(node, "nn.AdaptiveAvgPool2d").params["output_size"] = IntsParam({1, 1});
+}
+
+// ReduceMean over H and W of an N x C x H x W input (`x.mean([2, 3])`, with
+// or without keepdim) is global average pooling: nn.AdaptiveAvgPool2d to
+// (1,1), then, without keepdims, Tensor.reshape to (N, C). The axes are an
+// attribute before opset 18 and the constant input 1 from opset 18 on. Other
+// axes need N-D reductions the engine does not have yet.
+void Converter::ConvertReduceMean(const onnx::NodeProto& node) {
+  const Shape& in = ShapeOf(node, node.input(0));
+  std::vector<int64_t> axes = AttributeInts(node, "axes", {});
+  if (opset_ >= 18 && HasInput(node, 1)) axes = OnnxTensorInts(RequireConstant(node, 1));
+  for (int64_t& axis : axes) {
+    const int64_t rank = static_cast<int64_t>(in.size());
+    if (axis < -rank || axis >= rank) {
+      Fail(node, fmt::format("axis {} is out of range for rank {}", axis, rank));
+    }
+    if (axis < 0) axis += rank;
+  }
+  std::sort(axes.begin(), axes.end());
+  if (in.size() != 4 || axes != std::vector<int64_t>{2, 3}) {
+    Fail(node, fmt::format("only the mean over H and W (axes 2,3) of a 4-D (N,C,H,W) input is "
+                           "supported; input {}, axes ({})",
+                           ShapeText(in), fmt::join(axes, ",")));
+  }
+  const bool keepdims = AttributeInt(node, "keepdims", 1) != 0;
+  if (keepdims) {
+    EmitUnary(node, "nn.AdaptiveAvgPool2d").params["output_size"] = IntsParam({1, 1});
+    return;
+  }
+  const int input = Input(node, 0);
+  const int pooled = NewOperand(node.output(0) + "_pooled", EngineShape({in[0], in[1], 1, 1}));
+  Emit("nn.AdaptiveAvgPool2d", NodeName(node) + "_pool", {input}, pooled)
+      .params["output_size"] = IntsParam({1, 1});
+  std::vector<int> target = EngineShape(ShapeOf(node, node.output(0)));
+  target[0] = -1;
+  Emit("Tensor.reshape", NodeName(node), {pooled}, Output(node)).params["shape"] =
+      IntsParam(target);
 }
 
 // Flatten and Reshape: the target is the inferred output shape, so ONNX's 0

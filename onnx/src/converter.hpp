@@ -115,6 +115,7 @@ class Converter {
   void ConvertMaxPool(const onnx::NodeProto& node);
   void ConvertAveragePool(const onnx::NodeProto& node);
   void ConvertGlobalAveragePool(const onnx::NodeProto& node);
+  void ConvertReduceMean(const onnx::NodeProto& node);
   void ConvertReshape(const onnx::NodeProto& node);
   void ConvertConcat(const onnx::NodeProto& node);
   void ConvertSoftmax(const onnx::NodeProto& node);
@@ -140,6 +141,7 @@ class Converter {
     std::vector<float> anchors;  // na pairs (w, h) in pixels
   };
   void FoldConstants();
+  bool FoldShapeArithmetic(const onnx::NodeProto& node);
   void FindDetectHeads();
   // Matches the head that the 5-D `reshape` starts, appending its nodes to
   // `nodes` (the last one computes the head's output); a difference stops the
