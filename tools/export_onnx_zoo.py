@@ -4,8 +4,9 @@
     /usr/bin/python3 tools/export_onnx_zoo.py [--out build/models/onnx] [--only NAME ...]
                                               [--force] [--list]
 
-Each entry is written to <out>/<entry>/ as model.onnx, input.npy (seeded) and
-output.npy (PyTorch's output for that input). An entry is a model at one
+Each entry is written to <out>/<entry>/ as model.onnx, input.npy (seeded),
+output.npy (PyTorch's output for that input) and output_fp64.npy (the same
+model run in float64). An entry is a model at one
 opset, plain `torch.onnx.export` with its defaults (constant folding on, the
 exporter's own deduplication of shared initializers into Identity nodes),
 plus a few variants (constant folding off, a dynamic batch axis).
@@ -24,6 +25,7 @@ run yet and why.
 Needs Debian's /usr/bin/python3 (python3-torch, python3-torchvision, python3-onnx).
 """
 import argparse
+import copy
 import hashlib
 import json
 import os
@@ -158,6 +160,11 @@ def export(entry, spec, out_dir, force):
                           input_names=["input"], output_names=["output"], **options)
     np.save(paths["input.npy"], x.numpy().astype(np.float32))
     np.save(paths["output.npy"], y.numpy().astype(np.float32))
+    # The same model in float64: how far PyTorch's own float32 result is from
+    # the exact one, for tools/onnx_zoo_check.py.
+    with torch.no_grad():
+        y64 = copy.deepcopy(model).double()(x.double())
+    np.save(os.path.join(folder, "output_fp64.npy"), y64.numpy())
     for batch in batches:  # more pairs for the same model: input_bN.npy, output_bN.npy
         xb = torch.randn(batch, 3, SIZE, SIZE, generator=gen)
         with torch.no_grad():

@@ -7,6 +7,10 @@
 
 For each entry of tools/export_onnx_zoo.py: `kuiper run model.onnx input.npy
 -o out.npy`, then max|out - output.npy| against 1e-5 * max(1, max|output.npy|).
+When PyTorch's float32 output is itself too far from the exact result for
+that (its error and the engine's add up), the entry still passes if the
+engine's output is within the same bound of output_fp64.npy (the model run in
+float64), and is reported as "runs (fp64)" with both distances.
 An entry listed in KNOWN_FAILURES must still fail, with its error containing
 the text given there (docs/onnx.md lists the same entries and reasons): a
 known failure that starts to run, or fails otherwise, is reported so that the
@@ -26,7 +30,6 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 # entry prefix -> a text the CLI's error must contain. Why each fails: docs/onnx.md §8.
 KNOWN_FAILURES = {
-    "shufflenet_v2_x0_5_": "is converted only as the start of a YOLOv5 Detect head",
 }
 
 
@@ -68,7 +71,14 @@ def check_pair(kuiper, folder, suffix):
         return False, None, allowed, "output shape %s, PyTorch's %s" % (got.shape, ref.shape)
     diff = float(np.abs(got.astype(np.float64) - ref).max())
     if not np.isfinite(got).all():
-        diff = float("inf")
+        return False, float("inf"), allowed, ""
+    exact = os.path.join(folder, "output_fp64%s.npy" % suffix)
+    if diff > allowed and os.path.exists(exact):
+        y64 = np.load(exact)
+        engine, torch = float(np.abs(got - y64).max()), float(np.abs(ref - y64).max())
+        if engine <= allowed:
+            return True, diff, allowed, "fp64: engine %.3g, PyTorch %.3g from float64" % (engine,
+                                                                                        torch)
     return diff <= allowed, diff, allowed, ""
 
 
@@ -91,7 +101,7 @@ def main():
         ok, diff, allowed, error = check(args.kuiper, os.path.join(args.zoo, entry))
         expected = known_failure(entry)
         if ok:
-            status = "runs"
+            status = "runs (fp64)" if error.startswith("fp64") else "runs"
             if expected:
                 problems.append("%s runs now: remove it from KNOWN_FAILURES and docs/onnx.md" %
                                 entry)
@@ -115,7 +125,7 @@ def main():
     for problem in problems:
         print("PROBLEM:", problem)
     print("%d entries, %d run, %d problems" %
-          (len(rows), sum(r[1] == "runs" for r in rows), len(problems)))
+          (len(rows), sum(r[1].startswith("runs") for r in rows), len(problems)))
     return 1 if problems else 0
 
 

@@ -216,6 +216,7 @@ const std::map<std::string, Converter::NodeConverter>& Converter::Table() {
       {"AveragePool", &Converter::ConvertAveragePool},
       {"GlobalAveragePool", &Converter::ConvertGlobalAveragePool},
       {"ReduceMean", &Converter::ConvertReduceMean},
+      {"Slice", &Converter::ConvertSlice},
       {"Flatten", &Converter::ConvertReshape},
       {"Reshape", &Converter::ConvertReshape},
       {"Concat", &Converter::ConvertConcat},
@@ -379,6 +380,47 @@ void Converter::CollectShapes() {
   for (const auto& info : graph.output()) used_.insert(info.name());
 }
 
+// ONNX's shape inference cannot see through shape arithmetic (Shape -> Gather
+// -> Div -> a Slice's ends): the values after it stay unknown. Once folded,
+// the results are constants: inferring again, with them as initializers,
+// fixes the shapes that were missing (and changes none that were known).
+void Converter::InferFoldedShapes() {
+  if (folded_.empty()) return;
+  onnx::ModelProto copy = model_;
+  onnx::GraphProto& graph = *copy.mutable_graph();
+  std::set<std::string> initializers, folded;
+  for (const onnx::TensorProto& init : graph.initializer()) initializers.insert(init.name());
+  for (const onnx::TensorProto& tensor : folded_) {
+    folded.insert(tensor.name());
+    if (!initializers.count(tensor.name())) *graph.add_initializer() = tensor;
+  }
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
+  for (const onnx::NodeProto& node : graph.node()) {
+    if (node.output_size() == 1 && folded.count(node.output(0))) continue;
+    *kept.Add() = node;
+  }
+  graph.mutable_node()->Swap(&kept);
+  try {
+    PrepareConvPoolInference(graph);
+    onnx::shape_inference::InferShapes(copy);
+  } catch (const std::exception&) {
+    return;  // the shapes known stand; a node missing one says so when converted
+  }
+  for (const auto& info : copy.graph().value_info()) {
+    if (shapes_.count(info.name()) || !info.type().has_tensor_type()) continue;
+    const onnx::TypeProto_Tensor& tensor = info.type().tensor_type();
+    if (!tensor.has_shape()) continue;
+    Shape shape;
+    for (const onnx::TensorShapeProto_Dimension& dim : tensor.shape().dim()) {
+      if (!dim.has_dim_value()) break;
+      shape.push_back(dim.dim_value());
+    }
+    if (static_cast<int>(shape.size()) != tensor.shape().dim_size()) continue;
+    shapes_[info.name()] = shape;
+    elem_types_[info.name()] = tensor.elem_type();
+  }
+}
+
 // Batch mode: every computed value has 2..4 dimensions and the same first
 // one, which then is the engine's batch (N of NCHW).
 bool Converter::BatchModeFits(int64_t& batch) const {
@@ -420,6 +462,7 @@ pnnx::Graph Converter::Run() {
   // ...) are not unsupported.
   CollectShapes();
   FoldConstants();
+  InferFoldedShapes();
   FindDetectHeads();
   CheckSupported();
   for (const auto& info : model_.graph().input()) {

@@ -116,6 +116,7 @@ class Converter {
   void ConvertAveragePool(const onnx::NodeProto& node);
   void ConvertGlobalAveragePool(const onnx::NodeProto& node);
   void ConvertReduceMean(const onnx::NodeProto& node);
+  void ConvertSlice(const onnx::NodeProto& node);
   void ConvertReshape(const onnx::NodeProto& node);
   void ConvertConcat(const onnx::NodeProto& node);
   void ConvertSoftmax(const onnx::NodeProto& node);
@@ -141,8 +142,14 @@ class Converter {
     std::vector<float> anchors;  // na pairs (w, h) in pixels
   };
   void FoldConstants();
+  void InferFoldedShapes();
   bool FoldShapeArithmetic(const onnx::NodeProto& node);
   void FindDetectHeads();
+  // Reshape to more than 4 dims -> Transpose that keeps the last dims in place
+  // -> only Reshapes (ShuffleNet's channel shuffle): the kept trailing dims
+  // merge into one, in both values' shapes and in the perm, when that brings
+  // them to 4 dims (lowering.cpp).
+  void MergeKeptTrailingDims();
   // Matches the head that the 5-D `reshape` starts, appending its nodes to
   // `nodes` (the last one computes the head's output); a difference stops the
   // conversion naming the node.
