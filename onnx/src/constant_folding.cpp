@@ -148,7 +148,9 @@ bool Converter::FoldShapeArithmetic(const onnx::NodeProto& node) {
     const onnx::TensorProto& data = *Constant(node.input(0));
     if (data.dims_size() != 1) return false;
     const int64_t axis = AttributeInt(node, "axis", 0);
-    if (axis != 0 && axis != -1) Fail(node, fmt::format("axis {} is out of range for rank 1", axis));
+    if (axis != 0 && axis != -1) {
+      Fail(node, fmt::format("axis {} is out of range for rank 1", axis));
+    }
     const std::vector<int64_t> from = OnnxTensorInts(data);
     const onnx::TensorProto& indices = *Constant(node.input(1));
     for (int64_t index : OnnxTensorInts(indices)) {
@@ -169,11 +171,16 @@ bool Converter::FoldShapeArithmetic(const onnx::NodeProto& node) {
     for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
       const int64_t x = a[a.size() == 1 ? 0 : i], y = b[b.size() == 1 ? 0 : i];
       if (type == "Div" && y == 0) Fail(node, "integer division by zero");
-      // ONNX's integer Div truncates, as C++ does.
-      values.push_back(type == "Add"   ? x + y
-                       : type == "Sub" ? x - y
-                       : type == "Mul" ? x * y
-                                       : x / y);
+      // ONNX's integer Div truncates, as C++ does. Any model may hold any
+      // integers: an overflow stops the conversion instead of wrapping.
+      int64_t z = 0;
+      constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+      const bool overflow = type == "Add"   ? __builtin_add_overflow(x, y, &z)
+                            : type == "Sub" ? __builtin_sub_overflow(x, y, &z)
+                            : type == "Mul" ? __builtin_mul_overflow(x, y, &z)
+                                            : (x == kMin && y == -1);
+      if (overflow) Fail(node, fmt::format("{} {} {} overflows int64", x, type, y));
+      values.push_back(type == "Div" ? x / y : z);
     }
     shape.assign(wide.dims().begin(), wide.dims().end());
   } else {

@@ -351,12 +351,19 @@ void Converter::MergeKeptTrailingDims() {
     if (keep == rank || keep + 1 > 4) continue;  // nothing to merge, or still above 4-D
     const auto merged = [&](const Shape& shape) {
       Shape m(shape.begin(), shape.begin() + keep);
-      m.push_back(std::accumulate(shape.begin() + keep, shape.end(), int64_t{1},
-                                  std::multiplies<>()));
+      int64_t product = 1;
+      for (auto d = shape.begin() + keep; d != shape.end(); ++d) {
+        // A declared shape may hold anything: dims that are not positive or
+        // overflow leave the value as it is (5-D, refused later naming its node).
+        if (*d <= 0 || __builtin_mul_overflow(product, *d, &product)) return Shape{};
+      }
+      m.push_back(product);
       return m;
     };
-    shapes_[in] = merged(in_shape);
-    shapes_[out] = merged(out_shape);
+    const Shape merged_in = merged(in_shape), merged_out = merged(out_shape);
+    if (merged_in.empty() || merged_out.empty()) continue;
+    shapes_[in] = merged_in;
+    shapes_[out] = merged_out;
     onnx::AttributeProto* attr = nullptr;
     for (onnx::AttributeProto& a : *transpose.mutable_attribute()) {
       if (a.name() == "perm") attr = &a;
@@ -412,7 +419,9 @@ void Converter::ConvertSlice(const onnx::NodeProto& node) {
     int64_t end = ends[k] < 0 ? ends[k] + size : ends[k];
     start = std::clamp<int64_t>(start, 0, size);
     end = std::clamp<int64_t>(end, 0, size);
-    shape[axis] = end > start ? (end - start + steps[k] - 1) / steps[k] : 0;
+    // (end - start - 1) / step + 1 elements: no overflow for any positive step.
+    shape[axis] = end > start ? (end - start - 1) / steps[k] + 1 : 0;
+    const int64_t step = std::min(steps[k], size);  // a larger step takes the first one alone
     if (shape[axis] == 0) Fail(node, fmt::format("the slice of axis {} is empty", axes[k]));
     const bool last = k + 1 == axes.size();
     const std::string part = fmt::format("{}_{}", node.output(0), k);
@@ -422,7 +431,7 @@ void Converter::ConvertSlice(const onnx::NodeProto& node) {
     op.params["dim"] = IntParam(dim);
     op.params["start"] = IntParam(static_cast<int>(start));
     op.params["end"] = IntParam(static_cast<int>(end));
-    op.params["step"] = IntParam(static_cast<int>(steps[k]));
+    op.params["step"] = IntParam(static_cast<int>(step));
     current = output;
   }
   if (ShapeOf(node, node.output(0)) != shape) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "onnx_test_util.hpp"
 
@@ -84,6 +85,16 @@ TEST(OnnxShapeArithmetic, IntegerDivTruncatesTowardZero) {
   *c.model.mutable_graph()->add_output() = ValueInfo("Y", {1, 2, 2});
   const std::vector<float> x = {0, 0, 1, 1};
   EXPECT_EQ(MaxAbsDiff(RunGraph(ConvertOnnx(c.model), {x}), {-3.f, 3.f, -2.f, 4.f}), 0.f);
+}
+
+TEST(OnnxShapeArithmetic, IntegerOverflowIsRefusedNamingTheNode) {
+  Chain c(13);
+  *c.model.mutable_graph()->add_input() = ValueInfo("X", {1, 2, 2});
+  c.Constant(Ints("big", {std::numeric_limits<int64_t>::max()}));
+  c.Constant(Ints("one", {1}));
+  c.Node("Add", {"big", "one"}, "Y");
+  *c.model.mutable_graph()->add_output() = ValueInfo("Y", {1});
+  ExpectErrorNamingNode(c.model, "overflows int64");
 }
 
 TEST(OnnxShapeArithmetic, GatherIndexOutOfRangeIsRefusedNamingTheNode) {

@@ -70,6 +70,18 @@ TEST(OnnxSlice, AttributeFormOnTwoAxes) {
   EXPECT_EQ(MaxAbsDiff(RunGraph(ConvertOnnx(m.model), {Range(12)}), {5, 6, 9, 10}), 0.f);
 }
 
+// A step past the axis takes the start alone.
+TEST(OnnxSlice, HugeStepTakesOneElement) {
+  OneNodeModel m("Slice", 13);
+  m.Input("X", {1, 2, 7})
+      .Constant(Ints("starts", {2}))
+      .Constant(Ints("ends", {7}))
+      .Constant(Ints("axes", {2}))
+      .Constant(Ints("steps", {std::numeric_limits<int64_t>::max()}))
+      .Output("Y", {1, 2, 1});
+  EXPECT_EQ(MaxAbsDiff(RunGraph(ConvertOnnx(m.model), {Range(14)}), {2, 9}), 0.f);
+}
+
 TEST(OnnxSlice, NegativeStepIsRefusedNamingTheNode) {
   OneNodeModel m("Slice", 13);
   m.Input("X", {1, 2, 7})
