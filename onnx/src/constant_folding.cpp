@@ -117,12 +117,105 @@ std::vector<T> Gather(const std::vector<std::vector<T>>& inputs,
 
 }  // namespace
 
+// Shape arithmetic: Shape of a value whose shape is fixed, Gather from a 1-D
+// integer constant, and integer Add/Sub/Mul/Div of constants. torch.onnx.export
+// writes `x.chunk(2, dim=1)` as Shape -> Gather -> Add -> Div -> Mul -> Slice
+// bounds. Returns whether `node` was folded.
+bool Converter::FoldShapeArithmetic(const onnx::NodeProto& node) {
+  const std::string& type = node.op_type();
+  if (node.output_size() != 1 || node.input_size() < 1) return false;
+  const auto is_int = [&](const std::string& value) {
+    const onnx::TensorProto* t = Constant(value);
+    return t && (t->data_type() == onnx::TensorProto::INT64 ||
+                 t->data_type() == onnx::TensorProto::INT32);
+  };
+  std::vector<int64_t> values;
+  Shape shape;
+  if (type == "Shape") {
+    // A symbolic batch was fixed at 1 only for inference: its shape is not a constant.
+    const auto it = shapes_.find(node.input(0));
+    if (it == shapes_.end() || !dynamic_input_.empty()) return false;
+    const int64_t rank = static_cast<int64_t>(it->second.size());
+    int64_t start = AttributeInt(node, "start", 0), end = AttributeInt(node, "end", rank);
+    if (start < 0) start += rank;
+    if (end < 0) end += rank;
+    start = std::clamp<int64_t>(start, 0, rank);
+    end = std::clamp<int64_t>(end, start, rank);
+    values.assign(it->second.begin() + start, it->second.begin() + end);
+    shape = {static_cast<int64_t>(values.size())};
+  } else if (type == "Gather") {
+    if (node.input_size() != 2 || !is_int(node.input(0)) || !is_int(node.input(1))) return false;
+    const onnx::TensorProto& data = *Constant(node.input(0));
+    if (data.dims_size() != 1) return false;
+    const int64_t axis = AttributeInt(node, "axis", 0);
+    if (axis != 0 && axis != -1) {
+      Fail(node, fmt::format("axis {} is out of range for rank 1", axis));
+    }
+    const std::vector<int64_t> from = OnnxTensorInts(data);
+    const onnx::TensorProto& indices = *Constant(node.input(1));
+    for (int64_t index : OnnxTensorInts(indices)) {
+      const int64_t size = static_cast<int64_t>(from.size());
+      if (index < -size || index >= size) {
+        Fail(node, fmt::format("index {} is out of range for {} values", index, size));
+      }
+      values.push_back(from[index < 0 ? index + size : index]);
+    }
+    shape.assign(indices.dims().begin(), indices.dims().end());
+  } else if (type == "Add" || type == "Sub" || type == "Mul" || type == "Div") {
+    if (node.input_size() != 2 || !is_int(node.input(0)) || !is_int(node.input(1))) return false;
+    const std::vector<int64_t> a = OnnxTensorInts(*Constant(node.input(0)));
+    const std::vector<int64_t> b = OnnxTensorInts(*Constant(node.input(1)));
+    // Same shapes, or one side a single value (a scalar or (1)): what shape code uses.
+    const onnx::TensorProto& wide = *Constant(node.input(a.size() >= b.size() ? 0 : 1));
+    if (a.size() != b.size() && a.size() != 1 && b.size() != 1) return false;
+    for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+      const int64_t x = a[a.size() == 1 ? 0 : i], y = b[b.size() == 1 ? 0 : i];
+      if (type == "Div" && y == 0) Fail(node, "integer division by zero");
+      // ONNX's integer Div truncates, as C++ does. Any model may hold any
+      // integers: an overflow stops the conversion instead of wrapping.
+      int64_t z = 0;
+      constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+      const bool overflow = type == "Add"   ? __builtin_add_overflow(x, y, &z)
+                            : type == "Sub" ? __builtin_sub_overflow(x, y, &z)
+                            : type == "Mul" ? __builtin_mul_overflow(x, y, &z)
+                                            : (x == kMin && y == -1);
+      if (overflow) Fail(node, fmt::format("{} {} {} overflows int64", x, type, y));
+      values.push_back(type == "Div" ? x / y : z);
+    }
+    shape.assign(wide.dims().begin(), wide.dims().end());
+  } else {
+    return false;
+  }
+  onnx::TensorProto& folded = folded_.emplace_back();
+  folded.set_name(node.output(0));
+  folded.set_data_type(onnx::TensorProto::INT64);
+  for (int64_t d : shape) folded.add_dims(d);
+  for (int64_t v : values) folded.add_int64_data(v);
+  constants_[node.output(0)] = &folded;
+  shapes_[node.output(0)] = shape;
+  elem_types_[node.output(0)] = onnx::TensorProto::INT64;
+  absorbed_.insert(&node);
+  return true;
+}
+
 void Converter::FoldConstants() {
   static const std::set<std::string> foldable = {"Cast", "Concat", "Expand", "Reshape",
                                                  "Unsqueeze"};
   uint64_t folded_bytes = 0;  // of the nodes folded so far, for the memory limit
   for (const onnx::NodeProto& node : model_.graph().node()) {
     const bool standard = node.domain().empty() || node.domain() == "ai.onnx";
+    // Identity of a constant is that constant under another name: how
+    // torch.onnx.export shares one initializer among several nodes.
+    if (standard && node.op_type() == "Identity" && node.input_size() == 1 &&
+        node.output_size() == 1 && Constant(node.input(0))) {
+      const onnx::TensorProto* tensor = Constant(node.input(0));
+      constants_[node.output(0)] = tensor;
+      shapes_[node.output(0)] = Shape(tensor->dims().begin(), tensor->dims().end());
+      elem_types_[node.output(0)] = tensor->data_type();
+      absorbed_.insert(&node);
+      continue;
+    }
+    if (standard && FoldShapeArithmetic(node)) continue;
     if (!standard || !foldable.count(node.op_type()) || node.output_size() != 1) continue;
     const std::string& output = node.output(0);
     const bool all_constant =

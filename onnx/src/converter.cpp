@@ -9,7 +9,9 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <numeric>
 
 #include "kuiper/memory_limit.hpp"
@@ -207,10 +209,14 @@ const std::map<std::string, Converter::NodeConverter>& Converter::Table() {
       {"Log", &Converter::ConvertExpression},
       {"Sqrt", &Converter::ConvertExpression},
       {"Abs", &Converter::ConvertExpression},
-      {"Identity", &Converter::ConvertExpression},
+      {"Identity", &Converter::ConvertIdentity},
+      {"Clip", &Converter::ConvertClip},
+      {"HardSigmoid", &Converter::ConvertHardSigmoid},
       {"MaxPool", &Converter::ConvertMaxPool},
       {"AveragePool", &Converter::ConvertAveragePool},
       {"GlobalAveragePool", &Converter::ConvertGlobalAveragePool},
+      {"ReduceMean", &Converter::ConvertReduceMean},
+      {"Slice", &Converter::ConvertSlice},
       {"Flatten", &Converter::ConvertReshape},
       {"Reshape", &Converter::ConvertReshape},
       {"Concat", &Converter::ConvertConcat},
@@ -283,7 +289,44 @@ void Converter::PrepareConvPoolInference(onnx::GraphProto& graph) const {
   }
 }
 
+void Converter::FixSymbolicBatch() {
+  onnx::GraphProto& graph = *model_.mutable_graph();
+  std::set<std::string> initializers;
+  for (const onnx::TensorProto& init : graph.initializer()) initializers.insert(init.name());
+  for (onnx::ValueInfoProto& info : *graph.mutable_input()) {
+    if (initializers.count(info.name()) || !info.type().has_tensor_type() ||
+        !info.type().tensor_type().has_shape()) {
+      continue;
+    }
+    auto& dims = *info.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim();
+    if (dims.empty() || dims[0].has_dim_value()) continue;
+    // Any other symbolic dim leaves the input unknown: Run() names it.
+    if (std::any_of(dims.begin() + 1, dims.end(), [](const auto& d) { return !d.has_dim_value(); }))
+      continue;
+    const std::string symbol = dims[0].dim_param();
+    if (!dynamic_input_.empty() && (symbol.empty() || symbol != dynamic_symbol_)) {
+      throw ConversionError(fmt::format(
+          "graph inputs '{}' and '{}' both have a symbolic batch, under different names ('{}', "
+          "'{}'): the engine runs one batch for every input",
+          dynamic_input_, info.name(), dynamic_symbol_, symbol));
+    }
+    dynamic_input_ = info.name();
+    dynamic_symbol_ = symbol;
+    dims[0].set_dim_value(1);
+  }
+  if (dynamic_symbol_.empty()) return;
+  const auto fix = [&](onnx::ValueInfoProto& info) {
+    if (!info.type().has_tensor_type()) return;
+    for (auto& dim : *info.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()) {
+      if (!dim.has_dim_value() && dim.dim_param() == dynamic_symbol_) dim.set_dim_value(1);
+    }
+  };
+  for (onnx::ValueInfoProto& info : *graph.mutable_output()) fix(info);
+  for (onnx::ValueInfoProto& info : *graph.mutable_value_info()) fix(info);
+}
+
 void Converter::CollectShapes() {
+  FixSymbolicBatch();
   // ONNX's inference stops at the first disagreement with a declared shape;
   // then the declared shapes stand, and the node's own check (e.g. MatMul's
   // final_shape) reports it with the node's name.
@@ -337,6 +380,47 @@ void Converter::CollectShapes() {
   for (const auto& info : graph.output()) used_.insert(info.name());
 }
 
+// ONNX's shape inference cannot see through shape arithmetic (Shape -> Gather
+// -> Div -> a Slice's ends): the values after it stay unknown. Once folded,
+// the results are constants: inferring again, with them as initializers,
+// fixes the shapes that were missing (and changes none that were known).
+void Converter::InferFoldedShapes() {
+  if (folded_.empty()) return;
+  onnx::ModelProto copy = model_;
+  onnx::GraphProto& graph = *copy.mutable_graph();
+  std::set<std::string> initializers, folded;
+  for (const onnx::TensorProto& init : graph.initializer()) initializers.insert(init.name());
+  for (const onnx::TensorProto& tensor : folded_) {
+    folded.insert(tensor.name());
+    if (!initializers.count(tensor.name())) *graph.add_initializer() = tensor;
+  }
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
+  for (const onnx::NodeProto& node : graph.node()) {
+    if (node.output_size() == 1 && folded.count(node.output(0))) continue;
+    *kept.Add() = node;
+  }
+  graph.mutable_node()->Swap(&kept);
+  try {
+    PrepareConvPoolInference(graph);
+    onnx::shape_inference::InferShapes(copy);
+  } catch (const std::exception&) {
+    return;  // the shapes known stand; a node missing one says so when converted
+  }
+  for (const auto& info : copy.graph().value_info()) {
+    if (shapes_.count(info.name()) || !info.type().has_tensor_type()) continue;
+    const onnx::TypeProto_Tensor& tensor = info.type().tensor_type();
+    if (!tensor.has_shape()) continue;
+    Shape shape;
+    for (const onnx::TensorShapeProto_Dimension& dim : tensor.shape().dim()) {
+      if (!dim.has_dim_value()) break;
+      shape.push_back(dim.dim_value());
+    }
+    if (static_cast<int>(shape.size()) != tensor.shape().dim_size()) continue;
+    shapes_[info.name()] = shape;
+    elem_types_[info.name()] = tensor.elem_type();
+  }
+}
+
 // Batch mode: every computed value has 2..4 dimensions and the same first
 // one, which then is the engine's batch (N of NCHW).
 bool Converter::BatchModeFits(int64_t& batch) const {
@@ -378,6 +462,7 @@ pnnx::Graph Converter::Run() {
   // ...) are not unsupported.
   CollectShapes();
   FoldConstants();
+  InferFoldedShapes();
   FindDetectHeads();
   CheckSupported();
   for (const auto& info : model_.graph().input()) {
@@ -414,6 +499,13 @@ pnnx::Graph Converter::Run() {
             name, ShapeText(shape)));
       }
     }
+  }
+  if (!dynamic_input_.empty()) {
+    throw ConversionError(fmt::format(
+        "graph input '{}' has a symbolic batch ('{}'), which the engine can follow only when "
+        "every value of the graph starts with the batch (docs/onnx.md §2); export the model with "
+        "a fixed batch",
+        dynamic_input_, dynamic_symbol_));
   }
   return Convert(/*batch_mode=*/false, 1);
 }
@@ -676,6 +768,118 @@ void Converter::ConvertActivation(const onnx::NodeProto& node) {
   EmitUnary(node, types.at(node.op_type()));
 }
 
+// Identity of a constant was folded (FoldConstants: torch.onnx.export dedups
+// equal initializers into Identity nodes, which then are weights, e.g. a Conv's
+// bias). Identity of a computed value is the same operand under a second name,
+// with no operator; only a graph output gets its own copy (pnnx.Output reads
+// an operand of its own).
+void Converter::ConvertIdentity(const onnx::NodeProto& node) {
+  if (node.input_size() != 1 || node.output_size() != 1) {
+    Fail(node, fmt::format("needs 1 input and 1 output, has {} and {}", node.input_size(),
+                           node.output_size()));
+  }
+  const bool graph_output =
+      std::any_of(model_.graph().output().begin(), model_.graph().output().end(),
+                  [&](const onnx::ValueInfoProto& info) { return info.name() == node.output(0); });
+  if (!graph_output) {
+    operand_of_[node.output(0)] = Input(node, 0);
+    return;
+  }
+  EmitUnary(node, "pnnx.Expression").params["expr"] = StringParam("@0");
+}
+
+float Converter::FloatAttributeChecked(const onnx::NodeProto& node, const std::string& name,
+                                       float fallback) const {
+  const onnx::AttributeProto* attr = FindAttribute(node, name);
+  if (!attr) return fallback;
+  if (attr->type() != onnx::AttributeProto::FLOAT) {
+    Fail(node, fmt::format("attribute '{}' must be a float (ONNX attribute type {}), is type {}",
+                           name, static_cast<int>(onnx::AttributeProto::FLOAT),
+                           static_cast<int>(attr->type())));
+  }
+  if (std::isnan(attr->f())) Fail(node, fmt::format("attribute '{}' is NaN", name));
+  return attr->f();
+}
+
+pnnx::Operator& Converter::EmitClamp(const std::string& name, int input, int output, float lo,
+                                     float hi) {
+  pnnx::Operator& op = Emit("torch.clamp", name, {input}, output);
+  op.params["min"] = std::isinf(lo) && lo < 0 ? pnnx::Parameter{} : FloatParam(lo);
+  op.params["max"] = std::isinf(hi) && hi > 0 ? pnnx::Parameter{} : FloatParam(hi);
+  return op;
+}
+
+// Clip(x, min, max) = min(max(x, min), max). Opset 6..10 keeps the bounds in
+// attributes, opset 11+ in the optional inputs 1 and 2 (an empty name: absent),
+// which must be constant scalars here. PyTorch's ReLU6 and ReLU become the
+// engine's fixed layers; any other bounds torch.clamp.
+void Converter::ConvertClip(const onnx::NodeProto& node) {
+  constexpr float kInfinity = std::numeric_limits<float>::infinity();
+  float lo = -kInfinity, hi = kInfinity;
+  if (opset_ < 11) {
+    if (node.input_size() != 1) {
+      Fail(node, fmt::format("opset {} Clip takes 1 input (min and max are attributes), has {}",
+                             opset_, node.input_size()));
+    }
+    lo = FloatAttributeChecked(node, "min", lo);
+    hi = FloatAttributeChecked(node, "max", hi);
+  } else {
+    for (const char* name : {"min", "max"}) {
+      if (FindAttribute(node, name)) {
+        Fail(node, fmt::format("opset {} Clip takes '{}' as an input (1: min, 2: max), not as "
+                               "an attribute",
+                               opset_, name));
+      }
+    }
+    if (node.input_size() > 3) {
+      Fail(node,
+           fmt::format("takes at most 3 inputs (input, min, max), has {}", node.input_size()));
+    }
+    for (int k = 1; k <= 2; ++k) {
+      if (!HasInput(node, k)) continue;
+      const onnx::TensorProto& bound = RequireConstant(node, k);
+      if (bound.dims_size() != 0) {
+        Fail(node, fmt::format("{} must be a scalar, has shape {}", k == 1 ? "min" : "max",
+                               ShapeText(Shape(bound.dims().begin(), bound.dims().end()))));
+      }
+      const float value = OnnxTensorFloats(bound).at(0);
+      if (std::isnan(value)) Fail(node, fmt::format("{} is NaN", k == 1 ? "min" : "max"));
+      (k == 1 ? lo : hi) = value;
+    }
+  }
+  if (lo == 0 && hi == 6) {
+    EmitUnary(node, "nn.ReLU6");
+  } else if (lo == 0 && hi == kInfinity) {
+    EmitUnary(node, "nn.ReLU");
+  } else {
+    const int input = Input(node, 0);
+    EmitClamp(NodeName(node), input, Output(node), lo, hi);
+  }
+}
+
+// HardSigmoid(x) = max(0, min(1, alpha*x + beta)), ONNX's defaults alpha=0.2,
+// beta=0.5. PyTorch's Hardsigmoid exports alpha=1/6 (as a float) and beta=0.5:
+// that is the engine's nn.Hardsigmoid, relu6(x + 3) / 6, equal up to rounding.
+// Other parameters become an expression alpha*x + beta, then torch.clamp to [0,1].
+void Converter::ConvertHardSigmoid(const onnx::NodeProto& node) {
+  if (node.input_size() != 1) Fail(node, fmt::format("needs 1 input, has {}", node.input_size()));
+  const float alpha = FloatAttributeChecked(node, "alpha", 0.2f);
+  const float beta = FloatAttributeChecked(node, "beta", 0.5f);
+  if (std::isinf(alpha) || std::isinf(beta)) Fail(node, "alpha and beta must be finite");
+  if (alpha == 1.f / 6.f && beta == 0.5f) {
+    EmitUnary(node, "nn.Hardsigmoid");
+    return;
+  }
+  const int input = Input(node, 0);
+  const std::string name = NodeName(node);
+  const int affine =
+      NewOperand(node.output(0) + "_affine", EngineShape(ShapeOf(node, node.output(0))));
+  // 9 significant digits: every float reads back as itself.
+  Emit("pnnx.Expression", name + "_affine", {input}, affine).params["expr"] =
+      StringParam(fmt::format("add(mul(@0,{:.8e}),{:.8e})", alpha, beta));
+  EmitClamp(name, affine, Output(node), 0.f, 1.f);
+}
+
 void Converter::ConvertExpression(const onnx::NodeProto& node) {
   static const std::map<std::string, std::string> binary = {
       {"Add", "add"}, {"Sub", "sub"}, {"Mul", "mul"}, {"Div", "div"}, {"Pow", "pow"}};
@@ -788,6 +992,43 @@ void Converter::ConvertAveragePool(const onnx::NodeProto& node) {
 void Converter::ConvertGlobalAveragePool(const onnx::NodeProto& node) {
   if (ShapeOf(node, node.input(0)).size() != 4) Fail(node, "only 4-D (N,C,H,W) input");
   EmitUnary(node, "nn.AdaptiveAvgPool2d").params["output_size"] = IntsParam({1, 1});
+}
+
+// ReduceMean over H and W of an N x C x H x W input (`x.mean([2, 3])`, with
+// or without keepdim) is global average pooling: nn.AdaptiveAvgPool2d to
+// (1,1), then, without keepdims, Tensor.reshape to (N, C). The axes are an
+// attribute before opset 18 and the constant input 1 from opset 18 on. Other
+// axes need N-D reductions the engine does not have yet.
+void Converter::ConvertReduceMean(const onnx::NodeProto& node) {
+  const Shape& in = ShapeOf(node, node.input(0));
+  std::vector<int64_t> axes = AttributeInts(node, "axes", {});
+  if (opset_ >= 18 && HasInput(node, 1)) axes = OnnxTensorInts(RequireConstant(node, 1));
+  for (int64_t& axis : axes) {
+    const int64_t rank = static_cast<int64_t>(in.size());
+    if (axis < -rank || axis >= rank) {
+      Fail(node, fmt::format("axis {} is out of range for rank {}", axis, rank));
+    }
+    if (axis < 0) axis += rank;
+  }
+  std::sort(axes.begin(), axes.end());
+  if (in.size() != 4 || axes != std::vector<int64_t>{2, 3}) {
+    Fail(node, fmt::format("only the mean over H and W (axes 2,3) of a 4-D (N,C,H,W) input is "
+                           "supported; input {}, axes ({})",
+                           ShapeText(in), fmt::join(axes, ",")));
+  }
+  const bool keepdims = AttributeInt(node, "keepdims", 1) != 0;
+  if (keepdims) {
+    EmitUnary(node, "nn.AdaptiveAvgPool2d").params["output_size"] = IntsParam({1, 1});
+    return;
+  }
+  const int input = Input(node, 0);
+  const int pooled = NewOperand(node.output(0) + "_pooled", EngineShape({in[0], in[1], 1, 1}));
+  Emit("nn.AdaptiveAvgPool2d", NodeName(node) + "_pool", {input}, pooled)
+      .params["output_size"] = IntsParam({1, 1});
+  std::vector<int> target = EngineShape(ShapeOf(node, node.output(0)));
+  target[0] = -1;
+  Emit("Tensor.reshape", NodeName(node), {pooled}, Output(node)).params["shape"] =
+      IntsParam(target);
 }
 
 // Flatten and Reshape: the target is the inferred output shape, so ONNX's 0

@@ -64,6 +64,11 @@ class Converter {
  private:
   void CheckSupported() const;
   void CollectShapes();
+  // A graph input whose dimension 0 is symbolic (dim_param, or no value) and
+  // whose other dims are fixed gets batch 1 here, and so does every value
+  // declaring the same symbol, before shape inference: in batch mode the
+  // engine then runs the graph at the batch of the input it is given.
+  void FixSymbolicBatch();
   void PrepareConvPoolInference(onnx::GraphProto& graph) const;
   bool BatchModeFits(int64_t& batch) const;
   bool SingleModeFits() const;
@@ -97,10 +102,21 @@ class Converter {
   // ---- node converters (converter.cpp) ----
   void ConvertConv(const onnx::NodeProto& node);
   void ConvertActivation(const onnx::NodeProto& node);
+  void ConvertIdentity(const onnx::NodeProto& node);
+  void ConvertClip(const onnx::NodeProto& node);
+  void ConvertHardSigmoid(const onnx::NodeProto& node);
+  // Emits torch.clamp (bounds lo, hi; an infinite one is None) from `input` to `output`.
+  pnnx::Operator& EmitClamp(const std::string& name, int input, int output, float lo, float hi);
+  // The float attribute `name` of `node`, or `fallback` when absent; an
+  // attribute of another type or a NaN stops the conversion naming the node.
+  float FloatAttributeChecked(const onnx::NodeProto& node, const std::string& name,
+                              float fallback) const;
   void ConvertExpression(const onnx::NodeProto& node);
   void ConvertMaxPool(const onnx::NodeProto& node);
   void ConvertAveragePool(const onnx::NodeProto& node);
   void ConvertGlobalAveragePool(const onnx::NodeProto& node);
+  void ConvertReduceMean(const onnx::NodeProto& node);
+  void ConvertSlice(const onnx::NodeProto& node);
   void ConvertReshape(const onnx::NodeProto& node);
   void ConvertConcat(const onnx::NodeProto& node);
   void ConvertSoftmax(const onnx::NodeProto& node);
@@ -126,7 +142,14 @@ class Converter {
     std::vector<float> anchors;  // na pairs (w, h) in pixels
   };
   void FoldConstants();
+  void InferFoldedShapes();
+  bool FoldShapeArithmetic(const onnx::NodeProto& node);
   void FindDetectHeads();
+  // Reshape to more than 4 dims -> Transpose that keeps the last dims in place
+  // -> only Reshapes (ShuffleNet's channel shuffle): the kept trailing dims
+  // merge into one, in both values' shapes and in the perm, when that brings
+  // them to 4 dims (lowering.cpp).
+  void MergeKeptTrailingDims();
   // Matches the head that the 5-D `reshape` starts, appending its nodes to
   // `nodes` (the last one computes the head's output); a difference stops the
   // conversion naming the node.
@@ -139,6 +162,8 @@ class Converter {
   }
 
   onnx::ModelProto model_;
+  // The graph input and symbol FixSymbolicBatch fixed, "" when none.
+  std::string dynamic_input_, dynamic_symbol_;
   int64_t opset_ = 1;
   std::map<std::string, const onnx::TensorProto*> constants_;
   std::map<std::string, Shape> shapes_;    // every value whose shape is known

@@ -35,6 +35,7 @@ void Converter::FindDetectHeads() {
     for (const std::string& input : node.input()) readers_[input].push_back(&node);
   }
   for (const auto& info : model_.graph().output()) readers_[info.name()].push_back(nullptr);
+  MergeKeptTrailingDims();
   for (const onnx::NodeProto& node : model_.graph().node()) {
     if (node.op_type() != "Reshape" || node.output_size() != 1 || absorbed_.count(&node)) continue;
     const auto shape = shapes_.find(node.output(0));

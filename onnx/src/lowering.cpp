@@ -3,6 +3,7 @@
 // operator. docs/onnx.md walks through an example of each MatMul case.
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -304,6 +305,139 @@ void Converter::EmitResize(const onnx::NodeProto& node, const std::string& mode,
   op.params["nearest_mode"] = StringParam(nearest_mode);
   op.params["size"] = IntsParam({static_cast<int>(size_h), static_cast<int>(size_w)});
   op.params["scale"] = FloatsParam({scale_h, scale_w});
+}
+
+}  // namespace kuiper::onnx_import
+
+namespace kuiper::onnx_import {
+
+// (N, g, C/g, H, W) -> perm (0,2,1,3,4) -> (N, C/g, g, H, W) moves whole H x W
+// planes: merged, (N, g, C/g, H*W) -> perm (0,2,1,3) -> (N, C/g, g, H*W) is
+// the same data in the same row-major order, and fits the engine's batch of
+// 3-D items. The Reshapes around it take their targets from the shapes, so
+// only the two values' shapes and the perm change.
+void Converter::MergeKeptTrailingDims() {
+  for (onnx::NodeProto& transpose : *model_.mutable_graph()->mutable_node()) {
+    if (transpose.op_type() != "Transpose" || transpose.input_size() != 1 ||
+        transpose.output_size() != 1) {
+      continue;
+    }
+    const std::string& in = transpose.input(0);
+    const std::string& out = transpose.output(0);
+    if (!shapes_.count(in) || !shapes_.count(out) || shapes_.at(in).size() <= 4) continue;
+    const Shape in_shape = shapes_.at(in), out_shape = shapes_.at(out);
+    const size_t rank = in_shape.size();
+    std::vector<int64_t> reversed(rank);
+    std::iota(reversed.rbegin(), reversed.rend(), 0);
+    const std::vector<int64_t> perm = AttributeInts(transpose, "perm", reversed);
+    if (perm.size() != rank || out_shape.size() != rank) continue;
+    // The value comes from a Reshape and goes to this Transpose only; the
+    // Transpose's output goes to Reshapes only (not a graph output).
+    const auto producer = std::find_if(
+        model_.graph().node().begin(), model_.graph().node().end(),
+        [&](const onnx::NodeProto& n) { return n.output_size() == 1 && n.output(0) == in; });
+    if (producer == model_.graph().node().end() || producer->op_type() != "Reshape") continue;
+    const auto& in_readers = readers_[in];
+    if (in_readers.size() != 1 || in_readers[0] != &transpose) continue;
+    const auto& out_readers = readers_[out];
+    if (out_readers.empty() ||
+        !std::all_of(out_readers.begin(), out_readers.end(), [](const onnx::NodeProto* r) {
+          return r && r->op_type() == "Reshape";
+        })) {
+      continue;
+    }
+    size_t keep = rank;  // dims keep..rank-1 stay where they are
+    while (keep > 0 && perm[keep - 1] == static_cast<int64_t>(keep - 1)) --keep;
+    if (keep == rank || keep + 1 > 4) continue;  // nothing to merge, or still above 4-D
+    const auto merged = [&](const Shape& shape) {
+      Shape m(shape.begin(), shape.begin() + keep);
+      int64_t product = 1;
+      for (auto d = shape.begin() + keep; d != shape.end(); ++d) {
+        // A declared shape may hold anything: dims that are not positive or
+        // overflow leave the value as it is (5-D, refused later naming its node).
+        if (*d <= 0 || __builtin_mul_overflow(product, *d, &product)) return Shape{};
+      }
+      m.push_back(product);
+      return m;
+    };
+    const Shape merged_in = merged(in_shape), merged_out = merged(out_shape);
+    if (merged_in.empty() || merged_out.empty()) continue;
+    shapes_[in] = merged_in;
+    shapes_[out] = merged_out;
+    onnx::AttributeProto* attr = nullptr;
+    for (onnx::AttributeProto& a : *transpose.mutable_attribute()) {
+      if (a.name() == "perm") attr = &a;
+    }
+    if (!attr) {
+      attr = transpose.add_attribute();
+      attr->set_name("perm");
+      attr->set_type(onnx::AttributeProto::INTS);
+    }
+    attr->clear_ints();
+    for (size_t d = 0; d < keep; ++d) attr->add_ints(perm[d]);
+    attr->add_ints(static_cast<int64_t>(keep));
+  }
+}
+
+// Slice (opset 10+: inputs data, starts, ends, axes, steps; before: attributes
+// starts, ends, axes) with constant bounds and positive steps: one
+// Tensor.slice per axis (dim counted with the batch as 0; start, end clamped
+// to the axis as ONNX does, end exclusive).
+void Converter::ConvertSlice(const onnx::NodeProto& node) {
+  const Shape& in = ShapeOf(node, node.input(0));
+  const int64_t rank = static_cast<int64_t>(in.size());
+  std::vector<int64_t> starts, ends, axes, steps;
+  if (opset_ < 10) {
+    starts = AttributeInts(node, "starts", {});
+    ends = AttributeInts(node, "ends", {});
+    axes = AttributeInts(node, "axes", {});
+  } else {
+    starts = OnnxTensorInts(RequireConstant(node, 1));
+    ends = OnnxTensorInts(RequireConstant(node, 2));
+    if (HasInput(node, 3)) axes = OnnxTensorInts(RequireConstant(node, 3));
+    if (HasInput(node, 4)) steps = OnnxTensorInts(RequireConstant(node, 4));
+  }
+  if (axes.empty()) {
+    for (size_t a = 0; a < starts.size(); ++a) axes.push_back(static_cast<int64_t>(a));
+  }
+  if (steps.empty()) steps.assign(starts.size(), 1);
+  if (starts.size() != ends.size() || axes.size() != starts.size() ||
+      steps.size() != starts.size()) {
+    Fail(node, fmt::format("starts, ends, axes and steps hold {}, {}, {} and {} values",
+                           starts.size(), ends.size(), axes.size(), steps.size()));
+  }
+  int current = Input(node, 0);
+  Shape shape = in;
+  for (size_t k = 0; k < axes.size(); ++k) {
+    if (steps[k] <= 0) {
+      Fail(node, fmt::format("step {} is not supported (positive only)", steps[k]));
+    }
+    const int dim = EngineAxis(node, axes[k], in.size());
+    const int64_t axis = axes[k] < 0 ? axes[k] + rank : axes[k];
+    const int64_t size = shape[axis];
+    int64_t start = starts[k] < 0 ? starts[k] + size : starts[k];
+    int64_t end = ends[k] < 0 ? ends[k] + size : ends[k];
+    start = std::clamp<int64_t>(start, 0, size);
+    end = std::clamp<int64_t>(end, 0, size);
+    // (end - start - 1) / step + 1 elements: no overflow for any positive step.
+    shape[axis] = end > start ? (end - start - 1) / steps[k] + 1 : 0;
+    const int64_t step = std::min(steps[k], size);  // a larger step takes the first one alone
+    if (shape[axis] == 0) Fail(node, fmt::format("the slice of axis {} is empty", axes[k]));
+    const bool last = k + 1 == axes.size();
+    const std::string part = fmt::format("{}_{}", node.output(0), k);
+    const int output = last ? Output(node) : NewOperand(part, EngineShape(shape));
+    pnnx::Operator& op =
+        Emit("Tensor.slice", last ? NodeName(node) : part, {current}, output);
+    op.params["dim"] = IntParam(dim);
+    op.params["start"] = IntParam(static_cast<int>(start));
+    op.params["end"] = IntParam(static_cast<int>(end));
+    op.params["step"] = IntParam(static_cast<int>(step));
+    current = output;
+  }
+  if (ShapeOf(node, node.output(0)) != shape) {
+    Fail(node, fmt::format("the slice gives {}, the node declares {}", ShapeText(shape),
+                           ShapeText(ShapeOf(node, node.output(0)))));
+  }
 }
 
 }  // namespace kuiper::onnx_import

@@ -1,0 +1,133 @@
+#!/usr/bin/python3
+"""Run every entry of the ONNX zoo through `kuiper run` and compare with PyTorch.
+
+    /usr/bin/python3 tools/onnx_zoo_check.py --kuiper build/solutions/bin/kuiper
+                                             [--zoo build/models/onnx] [--only NAME ...]
+                                             [--export] [--table FILE]
+
+For each entry of tools/export_onnx_zoo.py: `kuiper run model.onnx input.npy
+-o out.npy`, then max|out - output.npy| against 1e-5 * max(1, max|output.npy|).
+When PyTorch's float32 output is itself too far from the exact result for
+that (its error and the engine's add up), the entry still passes if the
+engine's output is within the same bound of output_fp64.npy (the model run in
+float64), and is reported as "runs (fp64)" with both distances.
+An entry listed in KNOWN_FAILURES must still fail, with its error containing
+the text given there (docs/onnx.md lists the same entries and reasons): a
+known failure that starts to run, or fails otherwise, is reported so that the
+list and the documentation are brought up to date. Exit status 0 when every
+entry behaves as listed. --export first exports missing entries.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+
+# entry prefix -> a text the CLI's error must contain. Why each fails: docs/onnx.md §8.
+KNOWN_FAILURES = {
+}
+
+
+def known_failure(entry):
+    for prefix, text in KNOWN_FAILURES.items():
+        if entry.startswith(prefix):
+            return text
+    return None
+
+
+def check(kuiper, folder):
+    """Every input*.npy / output*.npy pair of the entry (input.npy, and e.g.
+    input_b3.npy at another batch): (ok, worst max abs diff or None, its
+    allowed diff or None, error text)."""
+    suffixes = sorted(f[len("input"):-len(".npy")] for f in os.listdir(folder)
+                      if f.startswith("input") and f.endswith(".npy"))
+    worst = (True, 0.0, None, "")
+    for suffix in suffixes:
+        result = check_pair(kuiper, folder, suffix)
+        if not result[0]:
+            return result
+        if worst[2] is None or result[1] / result[2] > worst[1] / worst[2]:
+            worst = result
+    return worst
+
+
+def check_pair(kuiper, folder, suffix):
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out.npy")
+        run = subprocess.run([kuiper, "run", os.path.join(folder, "model.onnx"),
+                              os.path.join(folder, "input%s.npy" % suffix), "-o", out],
+                             capture_output=True, text=True, timeout=300)
+        if run.returncode != 0:
+            return False, None, None, (run.stderr or run.stdout).strip()
+        got = np.load(out)
+    ref = np.load(os.path.join(folder, "output%s.npy" % suffix))
+    allowed = 1e-5 * max(1.0, float(np.abs(ref).max()))
+    if got.shape != ref.shape:
+        return False, None, allowed, "output shape %s, PyTorch's %s" % (got.shape, ref.shape)
+    diff = float(np.abs(got.astype(np.float64) - ref).max())
+    if not np.isfinite(got).all():
+        return False, float("inf"), allowed, ""
+    exact = os.path.join(folder, "output_fp64%s.npy" % suffix)
+    if diff > allowed and os.path.exists(exact):
+        y64 = np.load(exact)
+        engine, torch = float(np.abs(got - y64).max()), float(np.abs(ref - y64).max())
+        if engine <= allowed:
+            return True, diff, allowed, "fp64: engine %.3g, PyTorch %.3g from float64" % (engine,
+                                                                                        torch)
+    return diff <= allowed, diff, allowed, ""
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kuiper", required=True, help="the kuiper CLI")
+    parser.add_argument("--zoo", default=os.path.join(ROOT, "build", "models", "onnx"))
+    parser.add_argument("--only", nargs="*")
+    parser.add_argument("--export", action="store_true", help="export missing entries first")
+    parser.add_argument("--table", help="write a Markdown table of the results here")
+    args = parser.parse_args()
+    import export_onnx_zoo  # noqa: E402 (imports torch: only here)
+    entries = args.only or list(export_onnx_zoo.entries())
+    if args.export:
+        subprocess.run([sys.executable, os.path.join(ROOT, "tools", "export_onnx_zoo.py"),
+                        "--out", args.zoo, "--only"] + entries, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    rows, problems = [], []
+    for entry in entries:
+        ok, diff, allowed, error = check(args.kuiper, os.path.join(args.zoo, entry))
+        expected = known_failure(entry)
+        if ok:
+            status = "runs (fp64)" if error.startswith("fp64") else "runs"
+            if expected:
+                problems.append("%s runs now: remove it from KNOWN_FAILURES and docs/onnx.md" %
+                                entry)
+        elif expected and diff is None and expected in error:
+            status = "known failure"
+        else:
+            status = "FAILS"
+            problems.append("%s: %s" % (entry, error or "max abs diff %.3g > %.3g" %
+                                        (diff, allowed)))
+        shown = "-" if diff is None else "%.3g" % diff
+        print("%-32s %-14s max abs diff %-9s (allowed %s) %s" %
+              (entry, status, shown, "-" if allowed is None else "%.3g" % allowed,
+               error.splitlines()[-1] if error else ""), flush=True)
+        rows.append((entry, status, shown, error))
+    if args.table:
+        with open(args.table, "w") as f:
+            f.write("| entry | status | max abs diff vs PyTorch | error |\n|---|---|---|---|\n")
+            for entry, status, shown, error in rows:
+                f.write("| %s | %s | %s | %s |\n" % (entry, status, shown,
+                                                    error.replace("|", "\\|")[:300]))
+    for problem in problems:
+        print("PROBLEM:", problem)
+    print("%d entries, %d run, %d problems" %
+          (len(rows), sum(r[1].startswith("runs") for r in rows), len(problems)))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
