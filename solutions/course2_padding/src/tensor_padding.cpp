@@ -52,9 +52,10 @@ void Tensor<float>::Padding(const std::vector<uint32_t>& pads, float padding_val
   const uint64_t rows64 = uint64_t{rows()} + top + bottom;
   const uint64_t cols64 = uint64_t{cols()} + left + right;
   if (rows64 > UINT32_MAX || cols64 > UINT32_MAX) {
-    throw ShapeError(fmt::format("Padding: pads {{{}, {}, {}, {}}} on {}x{} channels give {}x{}, "
-                                 "more than a uint32_t holds",
-                                 top, bottom, left, right, rows(), cols(), rows64, cols64));
+    throw ShapeError(
+        fmt::format("Padding: pads {{{}, {}, {}, {}}} on {}x{} channels give {}x{}, "
+                    "more than a uint32_t holds",
+                    top, bottom, left, right, rows(), cols(), rows64, cols64));
   }
   const uint32_t new_rows = static_cast<uint32_t>(rows64);
   const uint32_t new_cols = static_cast<uint32_t>(cols64);

@@ -56,8 +56,8 @@ sftensor TensorElementTrig(TokenType function, const sftensor& input) {
   // std::invalid_argument (README "4. Evaluation").
   // ---- your code begins ----
   if (function != TokenType::kSin && function != TokenType::kCos) {
-    throw std::invalid_argument(fmt::format("TensorElementTrig: '{}' is neither sin nor cos",
-                                            TokenTypeName(function)));
+    throw std::invalid_argument(
+        fmt::format("TensorElementTrig: '{}' is neither sin nor cos", TokenTypeName(function)));
   }
   if (!input || input->empty()) throw ShapeError("TensorElementTrig: the input is empty");
   const bool cosine = function == TokenType::kCos;
