@@ -15,6 +15,7 @@ void Axby(const arma::fmat& x, const arma::fmat& w, const arma::fmat& b, arma::f
   // Then compute the product and add the bias, which is either one value per
   // output element or one column shared by every column (README §4,
   // broadcasting). y is only an output: whatever it held before is replaced.
+  // y may be x or w itself (README §3), so read them fully before writing y.
   // ---- your code begins ----
   KUIPER_TODO("course1", "Axby");
   // ---- your code ends ----

@@ -121,6 +121,18 @@ TEST(Axby, OutputIsReplacedWhateverItHeld) {
   ExpectNear(y, expected, 0.f, "see README §3 (y is only an output)");
 }
 
+TEST(Axby, OutputMayBeTheInput) {
+  // Axby(x, w, b, x): every element of x is read by several outputs (w has no
+  // zero), so x must be read completely before y is written.
+  const arma::fmat w = {{1, 1}, {1, 2}};
+  arma::fmat x = {{1, 2, 3}, {4, 5, 6}};
+  const arma::fmat b = arma::fvec{1, -1};
+  Axby(x, w, b, x);
+  // Column j is [x(0, j) + x(1, j) + 1, x(0, j) + 2 x(1, j) - 1].
+  const arma::fmat expected = {{6, 8, 10}, {8, 11, 14}};
+  ExpectNear(x, expected, 0.f, "y may be x itself; see README §3 (y is only an output)");
+}
+
 TEST(Axby, RandomShapesMatchNaiveLoops) {
   std::mt19937 rng(2024);
   std::uniform_int_distribution<int> dim(1, 40);

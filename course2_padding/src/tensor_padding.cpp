@@ -24,7 +24,8 @@ void Tensor<float>::Padding(const std::vector<uint32_t>& pads, float padding_val
   // TODO(course2): grow every channel by pads = {top, bottom, left, right}
   // rows and columns of padding_value, keeping the old values where they were
   // relative to each other (README §5 gives the formula and a worked example).
-  // Refuse a pads of the wrong length and an empty tensor with a ShapeError.
+  // Refuse a pads of the wrong length, an empty tensor and pads that make a
+  // side longer than a uint32_t holds with a ShapeError.
   // Then give the result its logical rank by the rules of README §6: they
   // depend on the rank the tensor had, not only on the new shape.
   // ---- your code begins ----

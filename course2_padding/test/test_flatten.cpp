@@ -83,6 +83,16 @@ TEST(Flatten, OneDimensionalIsUnchanged) {
   }
 }
 
+TEST(Flatten, TensorWithoutElementsBecomesOneDimensionalOfZero) {
+  for (bool row_major : {true, false}) {
+    ftensor t(2, 0, 3);  // 2 channels of 0 rows: no element at all
+    t.Flatten(row_major);
+    ExpectOneDimensional(t, 0,
+                         std::string("row_major=") + (row_major ? "true" : "false") +
+                             "; see README §4 (a tensor without elements is not an error)");
+  }
+}
+
 TEST(Flatten, EveryShapeUpTo3x4x5InBothOrders) {
   for (bool row_major : {true, false}) {
     for (uint32_t c = 1; c <= 3; ++c) {

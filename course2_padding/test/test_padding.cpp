@@ -3,6 +3,7 @@
 // are spelt out case by case.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <limits>
 #include <random>
 #include <string>
@@ -171,6 +172,17 @@ TEST(Padding, WrongNumberOfPadsThrows) {
   EXPECT_THROW(t.Padding({1, 1, 1}, 0.f), ShapeError) << "see README §5 (errors)";
   EXPECT_THROW(t.Padding({1, 1, 1, 1, 1}, 0.f), ShapeError) << "see README §5 (errors)";
   EXPECT_THROW(t.Padding({}, 0.f), ShapeError) << "see README §5 (errors)";
+}
+
+TEST(Padding, PadsThatOverflowAUint32SizeThrow) {
+  // 3 + 4294967294 + 2 rows and 4 + 1 + 4294967295 cols are both 2^32 + 3 or
+  // more: in uint32_t they would wrap around to 3 and 4.
+  ftensor tall(1, 3, 4);
+  EXPECT_THROW(tall.Padding({UINT32_MAX - 1, 2, 0, 0}, 0.f), ShapeError)
+      << "rows + top + bottom > UINT32_MAX; see README §5 (errors)";
+  ftensor wide(1, 3, 4);
+  EXPECT_THROW(wide.Padding({0, 0, 1, UINT32_MAX}, 0.f), ShapeError)
+      << "cols + left + right > UINT32_MAX; see README §5 (errors)";
 }
 
 TEST(Padding, EmptyTensorThrows) {

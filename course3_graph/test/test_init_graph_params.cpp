@@ -185,6 +185,27 @@ TEST(InitGraphParams, UnknownTypeMessageNamesOperatorParameterAndNumber) {
   }
 }
 
+TEST(InitGraphParams, UnknownTypeLeavesNoEntryUnderItsName) {
+  pnnx::Parameter broken;
+  broken.type = static_cast<pnnx::ParameterType>(42);
+  RuntimeOperator op;
+  op.name = "broken_op";
+  EXPECT_THROW(RuntimeGraph::InitGraphParams({{"x", broken}}, op), ParseError) << "see README §6";
+  EXPECT_EQ(op.params.count("x"), 0u)
+      << "a parameter that could not be converted is not stored, not even as None; see README §6";
+}
+
+TEST(InitGraphParams, AnEntryAlreadyThereIsReplaced) {
+  RuntimeOperator op;
+  op.name = "hand_op";
+  op.params["v"] = std::string("old");
+  pnnx::Parameter p = Make(pnnx::ParameterType::kInt);
+  p.i = 5;
+  RuntimeGraph::InitGraphParams({{"v", p}}, op);
+  EXPECT_EQ(op.params.at("v"), RuntimeParameter(5))
+      << "the new value replaces the old one; see README §6";
+}
+
 TEST(InitGraphParams, ResNet18FirstConvolution) {
   RuntimeGraph graph(kSource + "/models/fixtures/resnet18.pnnx.param", "");
   graph.Init();

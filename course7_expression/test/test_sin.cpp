@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <stdexcept>
 
 #include "kuiper/error.hpp"
 #include "kuiper/expression.hpp"
@@ -176,6 +177,15 @@ TEST(SinEvaluator, TensorElementTrigRejectsAnEmptyTensor) {
   for (TokenType function : {TokenType::kSin, TokenType::kCos}) {
     EXPECT_THROW(TensorElementTrig(function, nullptr), ShapeError);
     EXPECT_THROW(TensorElementTrig(function, std::make_shared<ftensor>()), ShapeError);
+  }
+}
+
+TEST(SinEvaluator, TensorElementTrigRejectsAFunctionThatIsNeitherSinNorCos) {
+  sftensor x = TensorCreate({3});
+  x->Fill({0.f, 1.f, 2.f});
+  for (TokenType function : {TokenType::kExp, TokenType::kNeg, TokenType::kAdd}) {
+    EXPECT_THROW(TensorElementTrig(function, x), std::invalid_argument)
+        << TokenTypeName(function) << " is neither sin nor cos; see README \"4. Evaluation\"";
   }
 }
 

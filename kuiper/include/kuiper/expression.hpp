@@ -61,7 +61,8 @@ TokenType CoreFunctionToken(std::string_view word);
 // word (exact, case-sensitive match).
 TokenType ClassifyWord(std::string_view word);
 // A new tensor of input's shape holding the sine (function kSin) or cosine
-// (kCos) of every element. Throws ShapeError for a null or empty input.
+// (kCos) of every element. Throws ShapeError for a null or empty input and
+// std::invalid_argument for any other function.
 sftensor TensorElementTrig(TokenType function, const sftensor& input);
 
 struct Token {

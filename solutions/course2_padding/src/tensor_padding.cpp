@@ -37,7 +37,8 @@ void Tensor<float>::Padding(const std::vector<uint32_t>& pads, float padding_val
   // TODO(course2): grow every channel by pads = {top, bottom, left, right}
   // rows and columns of padding_value, keeping the old values where they were
   // relative to each other (README §5 gives the formula and a worked example).
-  // Refuse a pads of the wrong length and an empty tensor with a ShapeError.
+  // Refuse a pads of the wrong length, an empty tensor and pads that make a
+  // side longer than a uint32_t holds with a ShapeError.
   // Then give the result its logical rank by the rules of README §6: they
   // depend on the rank the tensor had, not only on the new shape.
   // ---- your code begins ----
@@ -47,8 +48,17 @@ void Tensor<float>::Padding(const std::vector<uint32_t>& pads, float padding_val
   }
   if (empty()) throw ShapeError("Padding: the tensor is empty");
   const uint32_t top = pads[0], bottom = pads[1], left = pads[2], right = pads[3];
-  const uint32_t new_rows = rows() + top + bottom;
-  const uint32_t new_cols = cols() + left + right;
+  // Summed in 64 bits: in uint32_t a huge pad would wrap to a small size.
+  const uint64_t rows64 = uint64_t{rows()} + top + bottom;
+  const uint64_t cols64 = uint64_t{cols()} + left + right;
+  if (rows64 > UINT32_MAX || cols64 > UINT32_MAX) {
+    throw ShapeError(
+        fmt::format("Padding: pads {{{}, {}, {}, {}}} on {}x{} channels give {}x{}, "
+                    "more than a uint32_t holds",
+                    top, bottom, left, right, rows(), cols(), rows64, cols64));
+  }
+  const uint32_t new_rows = static_cast<uint32_t>(rows64);
+  const uint32_t new_cols = static_cast<uint32_t>(cols64);
   arma::fcube padded(new_rows, new_cols, channels());
   padded.fill(padding_value);
   padded.subcube(top, left, 0, top + rows() - 1, left + cols() - 1, channels() - 1) = data_;

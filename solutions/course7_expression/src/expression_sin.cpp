@@ -1,6 +1,9 @@
 // Lab course7_expression: see course7_expression/README.md.
+#include <fmt/format.h>
+
 #include <cmath>
 #include <memory>
+#include <stdexcept>
 
 #include "kuiper/error.hpp"
 #include "kuiper/expression.hpp"
@@ -49,8 +52,13 @@ sftensor TensorElementTrig(TokenType function, const sftensor& input) {
   // TODO(course7): a NEW tensor of input's shape holding the sine (function
   // kSin) or the cosine (kCos) of every element. `input` stays unchanged: it
   // may be a model input or another layer's output. A null or empty input is
-  // a ShapeError (README "4. Evaluation").
+  // a ShapeError; a function other than kSin and kCos is the caller's bug:
+  // std::invalid_argument (README "4. Evaluation").
   // ---- your code begins ----
+  if (function != TokenType::kSin && function != TokenType::kCos) {
+    throw std::invalid_argument(
+        fmt::format("TensorElementTrig: '{}' is neither sin nor cos", TokenTypeName(function)));
+  }
   if (!input || input->empty()) throw ShapeError("TensorElementTrig: the input is empty");
   const bool cosine = function == TokenType::kCos;
   sftensor output = TensorCreate(input->raw_shapes());
