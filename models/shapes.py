@@ -93,10 +93,11 @@ def _background(rng, h, w):
     return img, [c0, c1, (c0 + c1) / 2]
 
 
-def _draw(img, cls, cx, cy, radius, rng, colour):
-    """Draws a filled shape; returns its bounding box (x1, y1, x2, y2) in pixels."""
+def draw_shape(img, cls, cx, cy, radius, rng, colour, angle=None):
+    """Draws a filled shape of class index `cls` on a float RGB image, turned by
+    `angle` radians (random if None); returns its box (x1, y1, x2, y2) in pixels."""
     pts = _outline(cls, rng)
-    theta = rng.uniform(0, 2 * math.pi)
+    theta = rng.uniform(0, 2 * math.pi) if angle is None else angle
     rot = np.array([[math.cos(theta), -math.sin(theta)], [math.sin(theta), math.cos(theta)]])
     pts = pts @ rot.T * radius + np.array([cx, cy])
     # Fixed-point coordinates (4 fractional bits) keep sub-pixel positions.
@@ -142,13 +143,13 @@ def classification_image(seed):
         ang = rng.uniform(0, 2 * math.pi)
         cx = w / 2 + math.cos(ang) * rng.uniform(0.45, 0.6) * w
         cy = h / 2 + math.sin(ang) * rng.uniform(0.45, 0.6) * h
-        _draw(img, int(rng.integers(len(CLASSES))), cx, cy, r, rng, _colour(rng, avoid))
+        draw_shape(img, int(rng.integers(len(CLASSES))), cx, cy, r, rng, _colour(rng, avoid))
     cls = int(rng.integers(len(CLASSES)))
     r = rng.uniform(0.2, 0.38) * side
     cx = w / 2 + rng.uniform(-0.12, 0.12) * side
     cy = h / 2 + rng.uniform(-0.12, 0.12) * side
     colour = _colour(rng, avoid)
-    box = _draw(img, cls, cx, cy, r, rng, colour)
+    box = draw_shape(img, cls, cx, cy, r, rng, colour)
     if rng.random() < 0.3:
         _occlude(img, box, rng, avoid + [colour])
     return _finish(img), cls
@@ -186,7 +187,7 @@ def detection_image(seed):
             continue
         cls = int(rng.integers(len(CLASSES)))
         colour = _colour(rng, avoid)
-        box = _draw(img, cls, cx, cy, r, rng, colour)
+        box = draw_shape(img, cls, cx, cy, r, rng, colour)
         if rng.random() < 0.2:
             _occlude(img, box, rng, avoid + [colour])
         boxes.append(box)

@@ -6,7 +6,7 @@
 
 Models made here, from images models/shapes.py draws (nothing is downloaded):
   <out>/shapes_resnet18/   ResNet18 (torchvision), 64x64, circle/square/triangle/star/cross
-  <out>/shapes_yolov5n/    YOLOv5 at YOLOv5n's width/depth (models/yolov5s.py), 128x128
+  <out>/shapes_yolov5/     YOLOv5 (models/yolov5s.py) at width 0.125, depth 0.33, 128x128
 each with:
   NAME.pt                        the trained state_dict
   NAME.pnnx.param, NAME.pnnx.bin the exported graph (BatchNorm folded), as tools/make_models.py
@@ -46,8 +46,8 @@ import shapes_metrics as metrics  # noqa: E402
 
 # How much training: images seen = steps x batch. Chosen so that both models
 # train in about 5 minutes on two idle cores (the README gives measurements).
-CLASSIFY = dict(steps=120, batch=32, lr=2e-3)
-DETECT = dict(steps=400, batch=16, lr=2e-3)
+CLASSIFY = dict(steps=100, batch=32, lr=2e-3)
+DETECT = dict(steps=250, batch=16, lr=3e-3)
 # Held-out images scored after training (the first of the "test" split).
 TEST_CLASSIFY, TEST_DETECT = 500, 200
 SAMPLES_PER_CLASS, DETECT_SAMPLES = 2, 4
@@ -223,7 +223,7 @@ def train_detector(cfg):
     detect = model.model[24]
     opt, sched = optimiser(model, cfg)
     ema = Ema(model)
-    progress = Progress("shapes_yolov5n:  training", cfg["steps"])
+    progress = Progress("shapes_yolov5:  training", cfg["steps"])
     for step in range(cfg["steps"]):
         x, targets = detect_batch("train", step * cfg["batch"], cfg["batch"])
         loss = yolo_loss(detect, model.features(torch.from_numpy(x)), targets)
@@ -316,14 +316,14 @@ def make(name, out, force):
     write_samples(name, model, folder)
     with open(os.path.join(folder, "classes.txt"), "w") as f:
         f.write("\n".join(shapes.CLASSES) + "\n")
-    about = ("%s: trained by tools/train_shapes.py on %d generated %dx%d images (%d steps of %d), "
-             "%.0f s; held-out %s %.3f (PyTorch, %d images)" % (
-                 name, cfg["steps"] * cfg["batch"], size, size, cfg["steps"], cfg["batch"], wall,
+    about = ("trained by tools/train_shapes.py on %d generated %dx%d images (%d steps of %d, "
+             "%.0f s); held-out %s %.3f (PyTorch, %d images)" % (
+                 cfg["steps"] * cfg["batch"], size, size, cfg["steps"], cfg["batch"], wall,
                  metric, value, len(x)))
     with open(os.path.join(folder, "about.txt"), "w") as f:
         f.write(about + "\n")
-    print("%s\n  training: %.0f s wall, %.0f s CPU on %d thread(s)" % (
-        about, wall, cpu, torch.get_num_threads()))
+    print("%s: %s\n  training: %.0f s wall, %.0f s CPU on %d thread(s)" % (
+        name, about, wall, cpu, torch.get_num_threads()))
 
 
 def main(argv=None):
