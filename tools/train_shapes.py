@@ -5,8 +5,8 @@
                                            [--force] [--threads 2]
 
 Models made here, from images models/shapes.py draws (nothing is downloaded):
-  <out>/shapes_resnet18/   ResNet18 (torchvision), 64x64, circle/square/triangle/star/cross
-  <out>/shapes_yolov5/     YOLOv5 (models/yolov5s.py) at width 0.125, depth 0.33, 128x128
+  <out>/shapes_resnet18/   ResNet18 (torchvision), 32x32, circle/square/triangle/star/cross
+  <out>/shapes_yolov5/     YOLOv5 (models/yolov5s.py) at width 0.125, depth 0.33, 96x96
 each with:
   NAME.pt                        the trained state_dict
   NAME.pnnx.param, NAME.pnnx.bin the exported graph (BatchNorm folded), as tools/make_models.py
@@ -46,8 +46,8 @@ import shapes_metrics as metrics  # noqa: E402
 
 # How much training: images seen = steps x batch. Chosen so that both models
 # train in about 5 minutes on two idle cores (the README gives measurements).
-CLASSIFY = dict(steps=100, batch=32, lr=2e-3)
-DETECT = dict(steps=250, batch=16, lr=3e-3)
+CLASSIFY = dict(steps=80, batch=32, lr=2e-3)
+DETECT = dict(steps=100, batch=16, lr=3e-3)
 # Held-out images scored after training (the first of the "test" split).
 TEST_CLASSIFY, TEST_DETECT = 500, 200
 SAMPLES_PER_CLASS, DETECT_SAMPLES = 2, 4
