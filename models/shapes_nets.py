@@ -19,7 +19,7 @@ from .yolov5s import STRIDES, YOLOv5
 CLASSIFIER, DETECTOR = "shapes_resnet18", "shapes_yolov5"
 CLASSIFY_INPUT, DETECT_INPUT = 32, 96
 NC = len(shapes.CLASSES)
-# YOLOv5n is (0.25, 0.33); half its width trains twice as fast and is enough for five shapes.
+# YOLOv5n is (0.25, 0.33); half its width costs about half as much to train.
 WIDTH, DEPTH = 0.125, 0.33
 
 

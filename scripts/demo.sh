@@ -3,7 +3,7 @@
 #   1. installs the missing Debian packages (the list in scripts/common.sh);
 #   2. configures the `solutions` preset and builds the `kuiper` CLI;
 #   3. generates the models with seeded weights (tools/make_models.py, ~20 s once)
-#      and trains the shape classifier and detector (tools/train_shapes.py, ~5 min once);
+#      and trains the shape classifier and detector (tools/train_shapes.py, a few minutes, once);
 #   4. runs `kuiper classify` and `kuiper detect` on final_project/data/shapes.png
 #      with the trained models (the annotated image goes to build/demo/detect.png);
 #   5. scores both trained models on held-out images, from PyTorch's outputs and

@@ -45,13 +45,14 @@ def main(argv=None):
     ap.add_argument("--kuiper", required=True, help="the kuiper CLI")
     ap.add_argument("--models", default=os.path.join(ROOT, "build", "models"))
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--only", choices=(nets.CLASSIFIER, nets.DETECTOR))
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
 
     status = 0
     print("%-16s %-8s %7s %9s %9s %9s  %s" % (
         "model", "metric", "images", "PyTorch", "engine", "|diff|", "verdict"))
-    for name in (nets.CLASSIFIER, nets.DETECTOR):
+    for name in [args.only] if args.only else [nets.CLASSIFIER, nets.DETECTOR]:
         folder = os.path.join(args.models, name)
         weights = os.path.join(folder, name + ".pt")
         if not os.path.exists(weights):
