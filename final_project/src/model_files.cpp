@@ -1,7 +1,6 @@
 #include "model_files.hpp"
 
 #include <fmt/format.h>
-
 #include <fmt/ranges.h>
 
 #include <cstdlib>

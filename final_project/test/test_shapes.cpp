@@ -100,8 +100,8 @@ TEST(ShapesClassifier, CliPreprocessingIsTheTrainingOne) {
   const std::vector<fs::path> images = Samples(kShapesClassifier);
   ASSERT_EQ(static_cast<size_t>(inputs.shape.at(0)), images.size());
   for (size_t i = 0; i < images.size(); ++i) {
-    const sftensor x = ClassifyInput(LoadRgbImage(images[i].string()),
-                                     static_cast<int>(inputs.shape.at(2)));
+    const sftensor x =
+        ClassifyInput(LoadRgbImage(images[i].string()), static_cast<int>(inputs.shape.at(2)));
     // Both are row-major (3, S, S); the float resize may round differently in the last bit.
     EXPECT_LE(MaxAbsDiff(BatchToNpy({x}).data, Item(inputs, i)), 1e-5f) << images[i];
   }
