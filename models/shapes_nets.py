@@ -1,6 +1,6 @@
 """The two networks trained on models/shapes.py's images (tools/train_shapes.py).
 
-    shapes_resnet18   torchvision's ResNet18, 5 classes, 32x32 input (CLASSIFY_INPUT)
+    shapes_resnet18   torchvision's ResNet18, 5 classes, 64x64 input (CLASSIFY_INPUT)
     shapes_yolov5     models/yolov5s.py's YOLOv5 at half YOLOv5n's width (width 0.125,
                       depth 0.33: channels 8..128), 5 classes, 96x96 input
                       (DETECT_INPUT), the same Detect head and anchors as YOLOv5s
@@ -17,7 +17,7 @@ from . import shapes
 from .yolov5s import STRIDES, YOLOv5
 
 CLASSIFIER, DETECTOR = "shapes_resnet18", "shapes_yolov5"
-CLASSIFY_INPUT, DETECT_INPUT = 32, 96
+CLASSIFY_INPUT, DETECT_INPUT = 64, 96
 NC = len(shapes.CLASSES)
 # YOLOv5n is (0.25, 0.33); half its width costs about half as much to train.
 WIDTH, DEPTH = 0.125, 0.33

@@ -5,7 +5,7 @@
                                            [--force] [--threads 2]
 
 Models made here, from images models/shapes.py draws (nothing is downloaded):
-  <out>/shapes_resnet18/   ResNet18 (torchvision), 32x32, circle/square/triangle/star/cross
+  <out>/shapes_resnet18/   ResNet18 (torchvision), 64x64, circle/square/triangle/star/cross
   <out>/shapes_yolov5/     YOLOv5 (models/yolov5s.py) at width 0.125, depth 0.33, 96x96
 each with:
   NAME.pt                        the trained state_dict
@@ -44,12 +44,12 @@ from models import shapes_nets as nets  # noqa: E402
 from pnnx_export import export  # noqa: E402
 import shapes_metrics as metrics  # noqa: E402
 
-# How much training: images seen = steps x batch. These are what the shared
-# development machine could afford before a deadline, and they are too few: the
-# models score far below the targets (final_project/README.md, "The trained
-# models"). Raise them on an idle machine, keeping both under ~6 minutes.
-CLASSIFY = dict(steps=80, batch=32, lr=2e-3)
-DETECT = dict(steps=100, batch=16, lr=3e-3)
+# How much training: images seen = steps x batch. Both together take about
+# 6 minutes on two idle cores, and that is too little to reach the targets
+# (final_project/README.md, "The trained models", has the measured scores):
+# the recipe still needs work (learning rate, steps per CPU second).
+CLASSIFY = dict(steps=250, batch=32, lr=2e-3)
+DETECT = dict(steps=600, batch=16, lr=3e-3)
 # Held-out images scored after training (the first of the "test" split).
 TEST_CLASSIFY, TEST_DETECT = 500, 200
 SAMPLES_PER_CLASS, DETECT_SAMPLES = 2, 4
