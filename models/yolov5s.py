@@ -154,40 +154,55 @@ class Detect(nn.Module):
         return {"nc": self.nc, "na": self.na}, attrs
 
 
-class YOLOv5s(nn.Module):
-    def __init__(self, nc=80):
+def _channels(c, width):
+    """yolov5*.yaml's width rule: channels x width, rounded up to a multiple of 8."""
+    return int(math.ceil(c * width / 8) * 8)
+
+
+def _repeats(n, depth):
+    """yolov5*.yaml's depth rule: a C3's bottleneck count x depth, at least 1."""
+    return max(round(n * depth), 1)
+
+
+class YOLOv5(nn.Module):
+    """YOLOv5 v6 at any width/depth multiple: (0.50, 0.33) is YOLOv5s,
+    (0.25, 0.33) YOLOv5n. The layer list is yolov5s.yaml's; the index is the
+    layer number used in the yaml and in state_dict keys."""
+
+    def __init__(self, nc=80, width=0.50, depth=0.33, anchors=ANCHORS):
         super().__init__()
-        # yolov5s.yaml with widths x0.50 and repeats x0.33 already applied;
-        # the index is the layer number used in the yaml and in state_dict keys.
+        c = lambda n: _channels(n, width)  # noqa: E731
+        d = lambda n: _repeats(n, depth)   # noqa: E731
         self.model = nn.ModuleList([
-            Conv(3, 32, 6, 2, 2),            # 0  P1/2
-            Conv(32, 64, 3, 2),              # 1  P2/4
-            C3(64, 64, 1),                   # 2
-            Conv(64, 128, 3, 2),             # 3  P3/8
-            C3(128, 128, 2),                 # 4
-            Conv(128, 256, 3, 2),            # 5  P4/16
-            C3(256, 256, 3),                 # 6
-            Conv(256, 512, 3, 2),            # 7  P5/32
-            C3(512, 512, 1),                 # 8
-            SPPF(512, 512, 5),               # 9
-            Conv(512, 256, 1, 1),            # 10
-            nn.Upsample(None, 2, "nearest"),  # 11
-            Concat(1),                       # 12 cat backbone P4
-            C3(512, 256, 1, False),          # 13
-            Conv(256, 128, 1, 1),            # 14
-            nn.Upsample(None, 2, "nearest"),  # 15
-            Concat(1),                       # 16 cat backbone P3
-            C3(256, 128, 1, False),          # 17 P3/8 out
-            Conv(128, 128, 3, 2),            # 18
-            Concat(1),                       # 19 cat head P4
-            C3(256, 256, 1, False),          # 20 P4/16 out
-            Conv(256, 256, 3, 2),            # 21
-            Concat(1),                       # 22 cat head P5
-            C3(512, 512, 1, False),          # 23 P5/32 out
-            Detect(nc, ANCHORS, (128, 256, 512)),  # 24
+            Conv(3, c(64), 6, 2, 2),             # 0  P1/2
+            Conv(c(64), c(128), 3, 2),           # 1  P2/4
+            C3(c(128), c(128), d(3)),            # 2
+            Conv(c(128), c(256), 3, 2),          # 3  P3/8
+            C3(c(256), c(256), d(6)),            # 4
+            Conv(c(256), c(512), 3, 2),          # 5  P4/16
+            C3(c(512), c(512), d(9)),            # 6
+            Conv(c(512), c(1024), 3, 2),         # 7  P5/32
+            C3(c(1024), c(1024), d(3)),          # 8
+            SPPF(c(1024), c(1024), 5),           # 9
+            Conv(c(1024), c(512), 1, 1),         # 10
+            nn.Upsample(None, 2, "nearest"),     # 11
+            Concat(1),                           # 12 cat backbone P4
+            C3(c(1024), c(512), d(3), False),    # 13
+            Conv(c(512), c(256), 1, 1),          # 14
+            nn.Upsample(None, 2, "nearest"),     # 15
+            Concat(1),                           # 16 cat backbone P3
+            C3(c(512), c(256), d(3), False),     # 17 P3/8 out
+            Conv(c(256), c(256), 3, 2),          # 18
+            Concat(1),                           # 19 cat head P4
+            C3(c(512), c(512), d(3), False),     # 20 P4/16 out
+            Conv(c(512), c(512), 3, 2),          # 21
+            Concat(1),                           # 22 cat head P5
+            C3(c(1024), c(1024), d(3), False),   # 23 P5/32 out
+            Detect(nc, anchors, (c(256), c(512), c(1024))),  # 24
         ])
 
-    def forward(self, x):
+    def features(self, x):
+        """The three maps Detect reads (strides 8, 16, 32); training reads them too."""
         m = self.model
         x = m[1](m[0](x))
         p3 = m[4](m[3](m[2](x)))
@@ -199,7 +214,15 @@ class YOLOv5s(nn.Module):
         out17 = m[17](m[16]([m[15](h14), p3]))
         out20 = m[20](m[19]([m[18](out17), h14]))
         out23 = m[23](m[22]([m[21](out20), h10]))
-        return m[24]([out17, out20, out23])
+        return [out17, out20, out23]
+
+    def forward(self, x):
+        return self.model[24](self.features(x))
+
+
+class YOLOv5s(YOLOv5):
+    def __init__(self, nc=80):
+        super().__init__(nc, width=0.50, depth=0.33)
 
 
 def _seed_detect(detect, feats, gen):

@@ -5,7 +5,7 @@ PACKAGES=(
   cmake ninja-build g++ pkg-config
   libarmadillo-dev libopenblas-dev libgoogle-glog-dev libgtest-dev libgmock-dev
   libbenchmark-dev libdnnl-dev libzip-dev libcli11-dev libfmt-dev libopencv-dev
-  python3-torch python3-torchvision python3-numpy clang-format
+  python3-torch python3-torchvision python3-numpy python3-opencv clang-format
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata python3-onnx
   graphviz ccache
 )

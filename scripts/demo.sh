@@ -2,12 +2,15 @@
 # From a fresh Debian 12 machine to ResNet18 and YOLOv5s on the engine:
 #   1. installs the missing Debian packages (the list in scripts/common.sh);
 #   2. configures the `solutions` preset and builds the `kuiper` CLI;
-#   3. generates the models with seeded weights (tools/make_models.py, ~20 s once);
+#   3. generates the models with seeded weights (tools/make_models.py, ~20 s once)
+#      and trains the shape classifier and detector (tools/train_shapes.py, a few minutes, once);
 #   4. runs `kuiper classify` and `kuiper detect` on final_project/data/shapes.png
-#      (the annotated image goes to build/demo/detect.jpg);
-#   5. for each model, the max abs diff against PyTorch's output on the same input
-#      (YOLOv5s: PyTorch's float64 output, see models/README.md) and the engine's
-#      latency next to PyTorch's (tools/bench_vs_torch.py).
+#      with the trained models (the annotated image goes to build/demo/detect.png);
+#   5. scores both trained models on held-out images, from PyTorch's outputs and
+#      from the engine's (tools/eval_shapes.py);
+#   6. for the seeded models, the max abs diff against PyTorch's output on the same
+#      input (YOLOv5s: PyTorch's float64 output, see models/README.md) and the
+#      engine's latency next to PyTorch's (tools/bench_vs_torch.py).
 # Options: --no-install (skip apt), --threads N (default 2).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -43,16 +46,23 @@ cmake --build --preset solutions -j2 --target kuiper_cli
 step "Models: /usr/bin/python3 tools/make_models.py (seeded weights, not pretrained)"
 /usr/bin/python3 tools/make_models.py --out "$MODELS"
 
+step "Models: /usr/bin/python3 tools/train_shapes.py (trained here on generated shapes, once)"
+/usr/bin/python3 tools/train_shapes.py --out "$MODELS" --threads "$threads"
+
+# Without --model, classify and detect use the trained shape models.
 step "kuiper classify $IMAGE"
 "$KUIPER" classify "$IMAGE"
 
 mkdir -p build/demo
-# Seeded (not trained) weights fire everywhere on a flat image: show the best 10.
-step "kuiper detect $IMAGE --max-det 10"
-"$KUIPER" detect "$IMAGE" --max-det 10 --out build/demo/detect.jpg
+step "kuiper detect $IMAGE --out build/demo/detect.png"
+"$KUIPER" detect "$IMAGE" --out build/demo/detect.png
 
-step "Engine vs PyTorch on the reference inputs (kuiper run --expect)"
+step "Held-out accuracy, from PyTorch's outputs and from the engine's (tools/eval_shapes.py)"
 status=0
+/usr/bin/python3 tools/eval_shapes.py --kuiper "$KUIPER" --models "$MODELS" \
+  --threads "$threads" || status=1
+
+step "Engine vs PyTorch on the seeded models' reference inputs (kuiper run --expect)"
 # YOLOv5s is held to PyTorch's float64 output: two float32 runs of it can
 # differ by more than the tolerance (models/README.md, "How close is close").
 for run in resnet18:: resnet18:_b4:_b4 yolov5s::_f64; do
@@ -70,6 +80,6 @@ step "Latency, $threads threads: engine vs PyTorch (tools/bench_vs_torch.py --ba
   --runs 5
 
 if [[ $status -ne 0 ]]; then
-  echo "demo: an engine output differs from PyTorch's beyond tolerance (see above)" >&2
+  echo "demo: the engine differs from PyTorch beyond tolerance (see above)" >&2
 fi
 exit "$status"

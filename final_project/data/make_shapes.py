@@ -1,33 +1,49 @@
 #!/usr/bin/python3
-"""Draws the CLI's default test image, shapes.png: a few flat coloured shapes on
-a soft gradient, 640x480 (not square, so `kuiper detect` really letterboxes).
-No third-party photo is needed and the file regenerates byte for byte:
+"""Draws the CLI's default test image, shapes.png: one shape of each kind the
+trained models know (models/shapes.py), 640x480 (not square, so `kuiper detect`
+really letterboxes). A large star sits in the middle, where `kuiper classify`
+crops; a circle, a square, a triangle and a cross sit in the corners, for
+`kuiper detect`. Drawn with the training images' own code, on a plain gradient
+(no noise, so the PNG stays small); it regenerates byte for byte:
 
     /usr/bin/python3 final_project/data/make_shapes.py
 """
+import math
 import os
+import sys
 
+import cv2
 import numpy as np
-from PIL import Image, ImageDraw
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, ROOT)
+
+from models import shapes  # noqa: E402
 
 WIDTH, HEIGHT = 640, 480
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "shapes.png")
 
+# (class, centre x, centre y, radius, angle in degrees, RGB colour)
+LAYOUT = (
+    ("star", 320, 240, 140, 0, (240, 190, 30)),
+    ("circle", 82, 86, 62, 0, (220, 50, 50)),
+    ("square", 558, 90, 64, 15, (30, 120, 40)),
+    ("triangle", 86, 392, 70, 0, (50, 80, 210)),
+    ("cross", 556, 392, 64, 10, (150, 60, 180)),
+)
+
 
 def main():
     # A vertical sky-to-ground gradient, so the resize has something to blend.
-    t = np.linspace(0.0, 1.0, HEIGHT, dtype=np.float64)[:, None, None]
-    top, bottom = np.array([200, 225, 250]), np.array([120, 170, 110])
-    pixels = (top * (1 - t) + bottom * t).repeat(WIDTH, axis=1).round().astype(np.uint8)
-    image = Image.fromarray(pixels, "RGB")
-    draw = ImageDraw.Draw(image)
-    draw.ellipse((60, 60, 220, 220), fill=(220, 40, 40), outline=(90, 10, 10), width=4)
-    draw.rectangle((300, 90, 560, 250), fill=(40, 160, 60), outline=(10, 60, 20), width=4)
-    draw.polygon([(120, 440), (250, 260), (380, 440)], fill=(40, 70, 200), outline=(10, 20, 90))
-    draw.ellipse((430, 300, 610, 400), fill=(240, 200, 40), outline=(120, 90, 0), width=4)
-    for i in range(6):  # a striped post: thin detail for the resize to keep or lose
-        draw.rectangle((270 + 6 * i, 280, 272 + 6 * i, 460), fill=(30, 30, 30))
-    image.save(OUT, optimize=False)
+    t = np.linspace(0.0, 1.0, HEIGHT, dtype=np.float32)[:, None, None]
+    top, bottom = np.array([200, 225, 250], np.float32), np.array([120, 170, 110], np.float32)
+    img = np.ascontiguousarray(np.broadcast_to(top * (1 - t) + bottom * t, (HEIGHT, WIDTH, 3)))
+    rng = np.random.default_rng(0)  # the shapes' own proportions (star points, cross arms)
+    for name, cx, cy, r, angle, colour in LAYOUT:
+        shapes.draw_shape(img, shapes.CLASSES.index(name), cx, cy, r, rng, np.array(colour),
+                          angle=math.radians(angle))
+    rgb = np.clip(img + 0.5, 0, 255).astype(np.uint8)
+    cv2.imwrite(OUT, cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR))
     print("wrote %s (%d bytes)" % (OUT, os.path.getsize(OUT)))
 
 

@@ -62,13 +62,6 @@ std::string ShapeText(const std::vector<int64_t>& shape) {
   return fmt::format("({})", fmt::join(shape, ","));
 }
 
-// Labels from the model's folder when there is such a file; numbers otherwise.
-std::vector<std::string> LabelsBeside(const ModelFiles& files, const std::string& file) {
-  const std::string path = files.dir + "/" + file;
-  if (!std::filesystem::exists(path)) return {};
-  return LoadLabels(path);
-}
-
 cv::Scalar ClassColour(int class_id) {
   // Hues spread by the golden angle, so neighbouring ids look different.
   cv::Mat hsv(1, 1, CV_8UC3, cv::Scalar((class_id * 47) % 180, 220, 230));
@@ -134,7 +127,7 @@ std::string RequireExtension(const std::string& path, std::string_view extension
 int Classify(const ClassifyOptions& options) {
   if (options.topk < 1) throw UsageError(fmt::format("--topk {} is not at least 1", options.topk));
   const cv::Mat rgb = LoadRgbImage(options.image);
-  const ModelFiles files = ResolveModelOr(options.model, "resnet18");
+  const ModelFiles files = ResolveModelOr(options.model, {kShapesClassifier, "resnet18"});
   std::unique_ptr<RuntimeGraph> graph = BuildGraph(files);
   const int crop = SquareImageSide(*graph, files);
   const std::vector<sftensor> output =
@@ -167,7 +160,7 @@ int Detect(const DetectOptions& options) {
         fmt::format("cannot write an image named '{}': use .jpg, .png or .bmp", options.out));
   }
   const cv::Mat rgb = LoadRgbImage(options.image);
-  const ModelFiles files = ResolveModelOr(options.model, "yolov5s");
+  const ModelFiles files = ResolveModelOr(options.model, {kShapesDetector, "yolov5s"});
   std::unique_ptr<RuntimeGraph> graph = BuildGraph(files);
   const int side = SquareImageSide(*graph, files);
   const Letterboxed boxed = Letterbox(rgb, side);

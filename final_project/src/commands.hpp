@@ -21,14 +21,14 @@ class MismatchError : public Error {
 
 struct ClassifyOptions {
   std::string image;
-  std::string model;  // empty: the generated resnet18
+  std::string model;  // empty: shapes_resnet18 if trained, else the generated resnet18
   int topk = 5;
 };
 int Classify(const ClassifyOptions& options);
 
 struct DetectOptions {
   std::string image;
-  std::string model;  // empty: the generated yolov5s
+  std::string model;  // empty: shapes_yolov5 if trained, else the generated yolov5s
   float conf = 0.25f;
   float iou = 0.45f;
   int max_det = 300;  // YOLOv5's cap on detections per image, best first

@@ -64,8 +64,8 @@ int main(int argc, char** argv) {
   CLI::App app{
       "kuiper: run PNNX models (ResNet18, YOLOv5s, ...) on the KuiperCourse engine.\n"
       "MODEL is a .pnnx.param file, a folder holding <folder name>.pnnx.param, or a\n"
-      "generated model name (resnet18, yolov5s) looked up in $KUIPER_MODELS or\n"
-      "<repository>/build/models.",
+      "generated model name (resnet18, yolov5s, shapes_resnet18, shapes_yolov5) looked\n"
+      "up in $KUIPER_MODELS or <repository>/build/models.",
       "kuiper"};
   app.require_subcommand(1);
 
@@ -73,15 +73,18 @@ int main(int argc, char** argv) {
   CLI::App* classify_cmd =
       app.add_subcommand("classify", "Classify an image with ResNet18 (ImageNet preprocessing)");
   classify_cmd->add_option("IMAGE", classify.image, "image file (PNG, JPEG, ...)")->required();
-  classify_cmd->add_option("--model", classify.model,
-                           "model folder or .pnnx.param (default: resnet18)");
+  classify_cmd->add_option(
+      "--model", classify.model,
+      "model folder or .pnnx.param (default: shapes_resnet18 when trained, else resnet18)");
   classify_cmd->add_option("--topk", classify.topk, "how many classes to print")
       ->capture_default_str();
 
   DetectOptions detect;
   CLI::App* detect_cmd = app.add_subcommand("detect", "Detect objects with YOLOv5s and draw them");
   detect_cmd->add_option("IMAGE", detect.image, "image file (PNG, JPEG, ...)")->required();
-  detect_cmd->add_option("--model", detect.model, "model folder or .pnnx.param (default: yolov5s)");
+  detect_cmd->add_option(
+      "--model", detect.model,
+      "model folder or .pnnx.param (default: shapes_yolov5 when trained, else yolov5s)");
   detect_cmd->add_option("--conf", detect.conf, "keep boxes scoring above this")
       ->capture_default_str();
   detect_cmd->add_option("--iou", detect.iou, "NMS: drop boxes overlapping a better one by more")

@@ -1,11 +1,14 @@
 #include "model_files.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "kuiper/error.hpp"
+#include "postprocess.hpp"
 
 namespace kuiper::app {
 
@@ -30,7 +33,24 @@ ModelFiles FromParam(const fs::path& param) {
   return files;
 }
 
+bool StartsWith(const std::string& text, std::string_view prefix) {
+  return text.compare(0, prefix.size(), prefix) == 0;
+}
+
+// The folder of a generated model, and whether its graph and weights are there.
+ModelFiles Generated(const std::string& name) {
+  return FromParam(fs::path(ModelsRoot()) / name / (name + std::string(kParamSuffix)));
+}
+
+bool Complete(const ModelFiles& files) {
+  return fs::is_regular_file(files.param) && fs::is_regular_file(files.bin);
+}
+
 }  // namespace
+
+const char* CommandMaking(const std::string& name) {
+  return StartsWith(name, "shapes_") ? kTrainShapesCommand : kMakeModelsCommand;
+}
 
 std::string ModelsRoot() {
   const char* env = std::getenv("KUIPER_MODELS");
@@ -44,7 +64,7 @@ ModelFiles ResolveModel(const std::string& model, bool need_bin) {
   ModelFiles files;
   const bool generated = model.find('/') == std::string::npos && !fs::exists(path);
   if (generated) {
-    files = FromParam(fs::path(ModelsRoot()) / model / (model + std::string(kParamSuffix)));
+    files = Generated(model);
   } else if (fs::is_directory(path)) {
     // "models/resnet18/" normalises to ".../resnet18/" whose filename is empty.
     fs::path folder = fs::absolute(path).lexically_normal();
@@ -75,20 +95,42 @@ ModelFiles ResolveModel(const std::string& model, bool need_bin) {
     throw Error(fmt::format(
         "model '{}' is not generated yet ({} is missing): run `{}` in {} (or set KUIPER_MODELS "
         "to the folder holding {}/)",
-        model, file, kMakeModelsCommand, KUIPER_SOURCE_DIR, model));
+        model, file, CommandMaking(model), KUIPER_SOURCE_DIR, model));
   }
   throw Error(fmt::format("model file '{}' does not exist", file));
 }
 
-ModelFiles ResolveModelOr(const std::string& model, const std::string& name) {
-  return ResolveModel(model.empty() ? name : model);
+ModelFiles ResolveModelOr(const std::string& model, const std::vector<std::string>& defaults) {
+  if (!model.empty()) return ResolveModel(model);
+  std::vector<std::string> missing;
+  for (const std::string& name : defaults) {
+    const ModelFiles files = Generated(name);
+    if (Complete(files)) return files;
+    missing.push_back(fmt::format("{} (`{}`)", name, CommandMaking(name)));
+  }
+  throw Error(fmt::format(
+      "no default model in {}: make one of {} in {} (or set KUIPER_MODELS, or pass --model)",
+      ModelsRoot(), fmt::join(missing, ", "), KUIPER_SOURCE_DIR));
 }
 
 std::string WeightsNote(const ModelFiles& files) {
+  std::ifstream about(files.dir + "/about.txt");
+  std::string line;
+  if (about && std::getline(about, line) && !line.empty()) {
+    return fmt::format("model: {}, {}", files.name, line);
+  }
   return fmt::format(
       "note: {} has the seeded random weights of tools/make_models.py, not pretrained ones "
       "(unless you exported it with --checkpoint): the labels are arbitrary",
       files.name);
+}
+
+std::vector<std::string> LabelsBeside(const ModelFiles& files, const std::string& fallback) {
+  for (const std::string& file : {std::string("classes.txt"), fallback}) {
+    const std::string path = files.dir + "/" + file;
+    if (fs::exists(path)) return LoadLabels(path);
+  }
+  return {};
 }
 
 }  // namespace kuiper::app

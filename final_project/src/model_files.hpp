@@ -3,11 +3,21 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace kuiper::app {
 
-// The command that writes the default models (run from the repository root).
+// The commands that write the generated models (run from the repository root):
+// the seeded ones (resnet18, yolov5s, tiny_*) and the ones trained on shapes.
 inline constexpr const char* kMakeModelsCommand = "/usr/bin/python3 tools/make_models.py";
+inline constexpr const char* kTrainShapesCommand = "/usr/bin/python3 tools/train_shapes.py";
+
+// The models trained on generated shapes by tools/train_shapes.py.
+inline constexpr const char* kShapesClassifier = "shapes_resnet18";
+inline constexpr const char* kShapesDetector = "shapes_yolov5";
+
+// The command that makes the generated model `name`.
+const char* CommandMaking(const std::string& name);
 
 struct ModelFiles {
   std::string name;   // "resnet18" for .../resnet18.pnnx.param
@@ -32,11 +42,19 @@ std::string ModelsRoot();
 // `need_bin` false accepts a missing .pnnx.bin (enough to inspect a graph).
 ModelFiles ResolveModel(const std::string& model, bool need_bin = true);
 
-// The same, where `model` may be empty to mean the default model `name`.
-ModelFiles ResolveModelOr(const std::string& model, const std::string& name);
+// The same, where an empty `model` means the first generated model of
+// `defaults` whose files exist (classify: shapes_resnet18, then resnet18).
+// When none exists, the error names each default and the command making it.
+ModelFiles ResolveModelOr(const std::string& model, const std::vector<std::string>& defaults);
 
-// A line saying where the weights come from: generated models are seeded
-// random weights, not a pretrained network, so their classes mean nothing.
+// A line saying where the weights come from: the first line of about.txt beside
+// the model when there is one (tools/train_shapes.py writes it: how the model
+// was trained and what it scores); otherwise a warning that generated weights
+// are seeded random numbers, not a pretrained network, so the classes mean nothing.
 std::string WeightsNote(const ModelFiles& files);
+
+// The class names beside the model: classes.txt, else `fallback`
+// (imagenet_classes.txt, coco_classes.txt); empty when neither exists.
+std::vector<std::string> LabelsBeside(const ModelFiles& files, const std::string& fallback);
 
 }  // namespace kuiper::app

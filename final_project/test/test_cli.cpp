@@ -201,14 +201,62 @@ TEST(Cli, HelpExits0) {
   EXPECT_NE(o.out.find("classify"), std::string::npos);
 }
 
-TEST(Cli, MissingDefaultModelNamesTheGeneratorCommand) {
+// Without a model, classify tries the trained shape classifier, then the seeded ResNet18.
+TEST(Cli, MissingDefaultModelNamesBothCommands) {
   const Outcome o = Kuiper("classify " + kImage, "KUIPER_MODELS=/nonexistent-models");
   EXPECT_EQ(o.status, 1);
-  ExpectOneErrorLine(o, "/usr/bin/python3 tools/make_models.py");
+  ExpectOneErrorLine(o, "shapes_resnet18 (`/usr/bin/python3 tools/train_shapes.py`)");
+  EXPECT_NE(o.err.find("resnet18 (`/usr/bin/python3 tools/make_models.py`)"), std::string::npos)
+      << o.err;
+}
+
+TEST(Cli, MissingTrainedModelNamesTheTrainingCommand) {
+  const Outcome o =
+      Kuiper("detect " + kImage + " --model shapes_yolov5", "KUIPER_MODELS=/nonexistent-models");
+  EXPECT_EQ(o.status, 1);
+  ExpectOneErrorLine(o, "/usr/bin/python3 tools/train_shapes.py");
+}
+
+const std::string kShapeModels = std::string(KUIPER_MODELS_DIR);
+
+TEST(Cli, ClassifyUsesTheTrainedShapeClassifierAndSaysSo) {
+  const std::string samples = kShapeModels + "/shapes_resnet18/samples";
+  ASSERT_TRUE(std::filesystem::is_directory(samples))
+      << samples << " is missing: run /usr/bin/python3 tools/train_shapes.py in " << kRoot;
+  std::string image;  // the first star of the samples, NN_star.png
+  for (const auto& entry : std::filesystem::directory_iterator(samples)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() > 9 && name.substr(name.size() - 9) == "_star.png" &&
+        (image.empty() || entry.path().string() < image)) {
+      image = entry.path().string();
+    }
+  }
+  ASSERT_FALSE(image.empty()) << "no NN_star.png in " << samples;
+  const Outcome o = Kuiper("classify " + image + " --topk 1");
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(o.out.find("shapes_resnet18.pnnx.param"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("model: shapes_resnet18, trained by tools/train_shapes.py"),
+            std::string::npos)
+      << o.out;
+  EXPECT_NE(o.out.find("\n   1      3  star "), std::string::npos) << o.out;
+}
+
+// The default image holds one shape of each kind (final_project/data/make_shapes.py):
+// the trained detector finds each of them, and nothing else.
+TEST(Cli, DetectFindsEachShapeOfTheDefaultImage) {
+  const std::string path = TempPath("shapes.png");
+  const Outcome o = Kuiper("detect " + kImage + " --out " + path);
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(o.out.find("shapes_yolov5.pnnx.param"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("5 detection(s)"), std::string::npos) << o.out;
+  for (const char* shape : {"circle", "square", "triangle", "star", "cross"}) {
+    EXPECT_NE(o.out.find(std::string("\n") + shape + " "), std::string::npos) << shape << o.out;
+  }
+  std::filesystem::remove(path);
 }
 
 TEST(Cli, ClassifyPrintsTopKAndSaysTheWeightsAreSeeded) {
-  const Outcome o = Kuiper("classify " + kImage + " --topk 3");
+  const Outcome o = Kuiper("classify " + kImage + " --model resnet18 --topk 3");
   ASSERT_EQ(o.status, 0) << o.err;
   EXPECT_NE(o.out.find("seeded random weights"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("\n   3  "), std::string::npos) << o.out;  // rank 3 printed
@@ -259,12 +307,13 @@ bool ChangedNear(const cv::Mat& a, const cv::Mat& b, float x, float y) {
   return false;
 }
 
-// One detection kept and written as PNG (lossless): the image differs from the input on
+// One detection of the seeded YOLOv5s (it always finds some; the trained detector may not)
+// kept and written as PNG (lossless): the image differs from the input on
 // the sides of the printed box (the top one carries the label), and not at the box's centre
 // nor at the image corner farthest from it, so it is a box outline on the unchanged image.
 TEST(Cli, DetectDrawsThePrintedBoxIntoTheImage) {
   const std::string path = TempPath("boxes.png");
-  const Outcome o = Kuiper("detect " + kImage + " --max-det 1 --out " + path);
+  const Outcome o = Kuiper("detect " + kImage + " --model yolov5s --max-det 1 --out " + path);
   ASSERT_EQ(o.status, 0) << o.err;
   // The row after the table header ends with the box: x1 y1 x2 y2.
   const size_t header = o.out.find("\nclass ");
