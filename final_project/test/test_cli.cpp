@@ -241,20 +241,6 @@ TEST(Cli, ClassifyUsesTheTrainedShapeClassifierAndSaysSo) {
   EXPECT_NE(o.out.find("\n   1      3  star "), std::string::npos) << o.out;
 }
 
-// The default image holds one shape of each kind (final_project/data/make_shapes.py):
-// the trained detector finds each of them, and nothing else.
-TEST(Cli, DetectFindsEachShapeOfTheDefaultImage) {
-  const std::string path = TempPath("shapes.png");
-  const Outcome o = Kuiper("detect " + kImage + " --out " + path);
-  ASSERT_EQ(o.status, 0) << o.err;
-  EXPECT_NE(o.out.find("shapes_yolov5.pnnx.param"), std::string::npos) << o.out;
-  EXPECT_NE(o.out.find("5 detection(s)"), std::string::npos) << o.out;
-  for (const char* shape : {"circle", "square", "triangle", "star", "cross"}) {
-    EXPECT_NE(o.out.find(std::string("\n") + shape + " "), std::string::npos) << shape << o.out;
-  }
-  std::filesystem::remove(path);
-}
-
 TEST(Cli, ClassifyPrintsTopKAndSaysTheWeightsAreSeeded) {
   const Outcome o = Kuiper("classify " + kImage + " --model resnet18 --topk 3");
   ASSERT_EQ(o.status, 0) << o.err;
