@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "kuiper/error.hpp"
+#include "activation_reference.hpp"
 #include "kuiper/layers/convolution.hpp"
 
 namespace kuiper {
@@ -33,17 +34,6 @@ std::string Describe(const Case& c) {
           : c.activation == Activation::kSilu ? "silu"
                                               : "none");
   return out.str();
-}
-
-double Activate(double v, Activation activation) {
-  switch (activation) {
-    case Activation::kRelu:
-      return std::max(v, 0.0);
-    case Activation::kSilu:
-      return v / (1.0 + std::exp(-v));
-    default:
-      return v;
-  }
 }
 
 // weight is row-major (out, in/groups, kh, kw), as PyTorch stores it; the
@@ -77,7 +67,7 @@ std::vector<ftensor> DirectConvolution(const std::vector<ftensor>& batch, const 
               }
             }
           }
-          out.at(o, y, x) = float(Activate(sum, activation));
+          out.at(o, y, x) = float(ReferenceActivate(sum, activation));
         }
       }
     }

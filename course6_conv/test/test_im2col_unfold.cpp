@@ -9,6 +9,7 @@
 #include <sstream>
 #include <vector>
 
+#include "activation_reference.hpp"
 #include "kuiper/layers/convolution.hpp"
 
 namespace kuiper {
@@ -279,9 +280,7 @@ TEST(Im2ColUnfold, FeedsTheCoreGemmBlockByBlock) {
     MultiplyInto(columns, kernels, product.data(), {bias.data(), activation});
     for (size_t i = 0; i < plain.size(); ++i) {
       const double v = plain[i] + bias[i / 6400];
-      const double expected = activation == Activation::kRelu   ? std::max(v, 0.0)
-                              : activation == Activation::kSilu ? v / (1.0 + std::exp(-v))
-                                                                : v;
+      const double expected = ReferenceActivate(v, activation);
       ASSERT_NEAR(product[i], expected, 1e-4)
           << "element " << i << " (position " << i % 6400 << ", channel " << i / 6400
           << "), activation " << int(activation) << "; see README §4 (blocks) and §6";

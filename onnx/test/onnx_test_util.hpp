@@ -33,6 +33,16 @@ inline onnx::TensorProto FloatTensor(const std::string& name, const std::vector<
   return t;
 }
 
+// A 1-D INT64 constant (shapes, axes, indices, Slice's starts/ends/steps).
+inline onnx::TensorProto Ints(const std::string& name, const std::vector<int64_t>& values) {
+  onnx::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(onnx::TensorProto::INT64);
+  t.add_dims(static_cast<int64_t>(values.size()));
+  for (int64_t v : values) t.add_int64_data(v);
+  return t;
+}
+
 // A model of one node; `inputs` are graph inputs, `constants` initializers.
 struct OneNodeModel {
   onnx::ModelProto model;

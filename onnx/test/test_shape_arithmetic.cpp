@@ -11,15 +11,6 @@
 namespace kuiper::testing {
 namespace {
 
-onnx::TensorProto Ints(const std::string& name, const std::vector<int64_t>& values) {
-  onnx::TensorProto t;
-  t.set_name(name);
-  t.set_data_type(onnx::TensorProto::INT64);
-  t.add_dims(static_cast<int64_t>(values.size()));
-  for (int64_t v : values) t.add_int64_data(v);
-  return t;
-}
-
 // A chain of nodes: X (1,2,3) is the graph input, Y the output of the last node.
 struct Chain {
   onnx::ModelProto model;

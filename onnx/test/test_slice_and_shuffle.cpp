@@ -10,15 +10,6 @@
 namespace kuiper::testing {
 namespace {
 
-onnx::TensorProto Ints(const std::string& name, const std::vector<int64_t>& values) {
-  onnx::TensorProto t;
-  t.set_name(name);
-  t.set_data_type(onnx::TensorProto::INT64);
-  t.add_dims(static_cast<int64_t>(values.size()));
-  for (int64_t v : values) t.add_int64_data(v);
-  return t;
-}
-
 void SetInts(onnx::NodeProto* node, const std::string& name, const std::vector<int64_t>& values) {
   auto* attr = node->add_attribute();
   attr->set_name(name);
