@@ -48,14 +48,6 @@ TEST(SinLexer, ClassifyWordKnowsSinAndCos) {
   EXPECT_EQ(ClassifyWord("cos"), TokenType::kCos) << kTokens;
 }
 
-TEST(SinLexer, ClassifyWordStillKnowsTheCoreFunctions) {
-  for (const char* word :
-       {"add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sqrt", "rsqrt", "abs"}) {
-    EXPECT_NE(ClassifyWord(word), TokenType::kUnknown) << word << ": " << kTokens;
-    EXPECT_EQ(ClassifyWord(word), CoreFunctionToken(word)) << word;
-  }
-}
-
 TEST(SinLexer, ClassifyWordRejectsOtherWords) {
   for (const char* word : {"tan", "sinh", "cosh", "si", "co", "SIN", "Cos", "sin2", "sincos"}) {
     EXPECT_EQ(ClassifyWord(word), TokenType::kUnknown)
