@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <numeric>
 
 #include "kuiper/memory_limit.hpp"
@@ -110,7 +111,8 @@ std::vector<T> TensorValues(const onnx::TensorProto& tensor) {
   const Shape dims(tensor.dims().begin(), tensor.dims().end());
   uint64_t count = 1;
   for (int64_t dim : dims) {
-    if (dim < 0) throw ConversionError(fmt::format("tensor '{}' has a negative dim", tensor.name()));
+    if (dim < 0)
+      throw ConversionError(fmt::format("tensor '{}' has a negative dim", tensor.name()));
     count = SaturatingMultiply(count, static_cast<uint64_t>(dim));
   }
   // Checked before ParseData, which copies all of raw_data into whole elements
@@ -273,7 +275,8 @@ void Converter::PrepareConvPoolInference(onnx::GraphProto& graph) const {
         if (v < least) Fail(node, fmt::format("{} holds {}, expected at least {}", name, v, least));
       }
     }
-    if (type == "Conv" && AttributeInt(node, "group", 1) < 1) Fail(node, "group must be at least 1");
+    if (type == "Conv" && AttributeInt(node, "group", 1) < 1)
+      Fail(node, "group must be at least 1");
     if (type != "Conv" || FindAttribute(node, "kernel_shape")) continue;
     const auto w = node.input_size() > 1 ? constants.find(node.input(1)) : constants.end();
     if (w == constants.end()) {
@@ -325,8 +328,36 @@ void Converter::FixSymbolicBatch() {
   for (onnx::ValueInfoProto& info : *graph.mutable_value_info()) fix(info);
 }
 
+// ONNX's shape inference reads constant inputs (Resize's scales, Reshape's
+// shape, ...) with ParseData, which overflows on raw data that ends in a
+// partial element (found by fuzz_onnx): refuse such a tensor before inference.
+namespace {
+void CheckRawDataWhole(const onnx::TensorProto& tensor) {
+  static const std::map<int, size_t> kElementBytes = {
+      {onnx::TensorProto::FLOAT, 4},   {onnx::TensorProto::DOUBLE, 8},
+      {onnx::TensorProto::INT32, 4},   {onnx::TensorProto::INT64, 8},
+      {onnx::TensorProto::INT16, 2},   {onnx::TensorProto::UINT16, 2},
+      {onnx::TensorProto::FLOAT16, 2}, {onnx::TensorProto::UINT32, 4},
+      {onnx::TensorProto::UINT64, 8}};
+  const auto size = kElementBytes.find(tensor.data_type());
+  if (tensor.has_raw_data() && size != kElementBytes.end() &&
+      tensor.raw_data().size() % size->second != 0) {
+    throw ConversionError(
+        fmt::format("tensor '{}' holds {} bytes of raw data, not a whole number of "
+                    "{}-byte elements",
+                    tensor.name(), tensor.raw_data().size(), size->second));
+  }
+}
+}  // namespace
+
 void Converter::CollectShapes() {
   FixSymbolicBatch();
+  for (const onnx::TensorProto& tensor : model_.graph().initializer()) CheckRawDataWhole(tensor);
+  for (const onnx::NodeProto& node : model_.graph().node()) {
+    for (const onnx::AttributeProto& attr : node.attribute()) {
+      if (attr.has_t()) CheckRawDataWhole(attr.t());
+    }
+  }
   // ONNX's inference stops at the first disagreement with a declared shape;
   // then the declared shapes stand, and the node's own check (e.g. MatMul's
   // final_shape) reports it with the node's name.
@@ -1023,8 +1054,8 @@ void Converter::ConvertReduceMean(const onnx::NodeProto& node) {
   }
   const int input = Input(node, 0);
   const int pooled = NewOperand(node.output(0) + "_pooled", EngineShape({in[0], in[1], 1, 1}));
-  Emit("nn.AdaptiveAvgPool2d", NodeName(node) + "_pool", {input}, pooled)
-      .params["output_size"] = IntsParam({1, 1});
+  Emit("nn.AdaptiveAvgPool2d", NodeName(node) + "_pool", {input}, pooled).params["output_size"] =
+      IntsParam({1, 1});
   std::vector<int> target = EngineShape(ShapeOf(node, node.output(0)));
   target[0] = -1;
   Emit("Tensor.reshape", NodeName(node), {pooled}, Output(node)).params["shape"] =
