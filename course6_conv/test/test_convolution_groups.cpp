@@ -22,7 +22,7 @@ struct Case {
   Activation activation = Activation::kNone;  // fused into the layer (README §6)
 };
 
-std::string Describe(const Case& c) {
+std::string DescribeCase(const Case& c) {
   const ConvParams& p = c.params;
   std::ostringstream out;
   out << "in=" << p.in_channels << " out=" << p.out_channels << " k=" << p.kernel_h << "x"
@@ -128,7 +128,7 @@ class ConvolutionSweep : public testing::TestWithParam<int> {};
 TEST_P(ConvolutionSweep, MatchesDirectConvolution) {
   const Case c = SweepCase(GetParam());
   const ConvParams& p = c.params;
-  SCOPED_TRACE(Describe(c));
+  SCOPED_TRACE(DescribeCase(c));
   std::mt19937 rng(GetParam());
   const std::vector<float> weight = RandomValues(
       size_t(p.out_channels) * p.in_channels / p.groups * p.kernel_h * p.kernel_w, rng);

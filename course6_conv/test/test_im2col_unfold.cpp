@@ -31,7 +31,7 @@ float Expected(const ftensor& input, uint32_t first, const ConvParams& p, uint32
   return input.at(first + c, y, x);
 }
 
-std::string Describe(const ConvParams& p, const ftensor& input, uint32_t out_h, uint32_t out_w) {
+std::string DescribeUnfold(const ConvParams& p, const ftensor& input, uint32_t out_h, uint32_t out_w) {
   std::ostringstream out;
   out << "input " << input.channels() << "x" << input.rows() << "x" << input.cols() << ", kernel "
       << p.kernel_h << "x" << p.kernel_w << ", stride " << p.stride_h << "x" << p.stride_w
@@ -56,7 +56,7 @@ testing::AssertionResult BlockMatches(const ftensor& input, uint32_t first, uint
   const size_t size = rows * (last_col - first_col);
   std::vector<float> buffer(size + 2 * kGuard, kSentinel);
   matrix.FillBlock(first_row, rows, first_col, last_col, buffer.data() + kGuard);
-  const std::string where = Describe(p, input, out_h, out_w) + ", FillBlock(first_row " +
+  const std::string where = DescribeUnfold(p, input, out_h, out_w) + ", FillBlock(first_row " +
                             std::to_string(first_row) + ", rows " + std::to_string(rows) +
                             ", columns " + std::to_string(first_col) + ".." +
                             std::to_string(last_col) + ")";

@@ -17,6 +17,7 @@
 #include "metrics.hpp"
 #include "postprocess.hpp"
 #include "preprocess.hpp"
+#include "test_files.hpp"
 
 namespace kuiper::app {
 namespace {
@@ -25,11 +26,7 @@ const std::string kRoot = KUIPER_SOURCE_DIR;
 const std::string kFixtures = kRoot + "/models/fixtures/";
 const std::string kImage = kRoot + "/final_project/data/shapes.png";
 
-// A scratch file of this process: ctest runs tests in parallel, and both
-// presets' tests may run at once.
-std::string TempPath(const std::string& name) {
-  return testing::TempDir() + "/final_" + std::to_string(getpid()) + "_" + name;
-}
+using test::TempPath;
 
 struct Outcome {
   int status = -1;

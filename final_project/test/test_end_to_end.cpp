@@ -21,7 +21,7 @@ std::string ModelFile(const std::string& model, const std::string& suffix) {
 }
 
 // Fails the calling test, naming the command that makes the file.
-::testing::AssertionResult Exists(const std::string& path) {
+::testing::AssertionResult ModelFileExists(const std::string& path) {
   if (std::filesystem::is_regular_file(path)) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure()
          << path << " is missing: build the `models` target (cmake --build <build dir> --target "
@@ -37,12 +37,12 @@ struct Result {
 // the matching PyTorch output.
 Result RunReference(const std::string& model, const std::string& suffix) {
   for (const char* ext : {".pnnx.param", ".pnnx.bin"}) {
-    EXPECT_TRUE(Exists(ModelFile(model, ext)));
+    EXPECT_TRUE(ModelFileExists(ModelFile(model, ext)));
   }
   const std::string input = ModelFile(model, ".input" + suffix + ".npy");
   const std::string output = ModelFile(model, ".output" + suffix + ".npy");
-  EXPECT_TRUE(Exists(input));
-  EXPECT_TRUE(Exists(output));
+  EXPECT_TRUE(ModelFileExists(input));
+  EXPECT_TRUE(ModelFileExists(output));
   if (::testing::Test::HasFailure()) return {};
   RuntimeGraph graph(ModelFile(model, ".pnnx.param"), ModelFile(model, ".pnnx.bin"));
   graph.Build();
@@ -97,7 +97,7 @@ TEST(ResNet18, Batch4MatchesPyTorch) {
 TEST(YOLOv5s, Batch1MatchesPyTorchInFloat64) {
   Result r = RunReference("yolov5s", "");
   ASSERT_FALSE(HasFailure());
-  ASSERT_TRUE(Exists(ModelFile("yolov5s", ".output_f64.npy")));
+  ASSERT_TRUE(ModelFileExists(ModelFile("yolov5s", ".output_f64.npy")));
   r.want = LoadNpy(ModelFile("yolov5s", ".output_f64.npy"));
   ASSERT_EQ(r.want.shape, (std::vector<int64_t>{1, 25200, 85}));
   ExpectCloseToReference(r);
@@ -110,7 +110,7 @@ TEST(YOLOv5s, Batch1MatchesPyTorchInFloat64) {
 // are (2 sigmoid(t) - 0.5 + grid) x stride, so they move by up to stride/2 x
 // 1e-4 wherever the box is, whatever its size: 0.0024 px was seen on a 1.6 px
 // box at (293, 645) with OpenBLAS's Haswell kernels.
-bool SameDetection(const Detection& got, const Detection& want) {
+bool SameYoloDetection(const Detection& got, const Detection& want) {
   const float size = std::max({1.f, want.box.width(), want.box.height()});
   const float tolerance = 1e-3f * size + 1e-5f * 640;
   return got.class_id == want.class_id && std::abs(got.score - want.score) <= 1e-3f &&
@@ -133,7 +133,7 @@ TEST(YOLOv5s, DetectionsAfterNmsMatchPyTorchs) {
   for (size_t i = 0; i < want.size(); ++i) {
     const Detection& w = want[i];
     size_t k = 0;
-    while (k < got.size() && (used[k] || !SameDetection(got[k], w))) ++k;
+    while (k < got.size() && (used[k] || !SameYoloDetection(got[k], w))) ++k;
     if (k < got.size()) {
       used[k] = true;
     } else if (++unmatched <= 5) {

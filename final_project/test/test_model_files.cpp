@@ -7,19 +7,16 @@
 
 #include "kuiper/error.hpp"
 #include "model_files.hpp"
+#include "test_files.hpp"
 
 namespace kuiper::app {
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kFixtures = std::string(KUIPER_SOURCE_DIR) + "/models/fixtures";
+const std::string kFixtureDir = std::string(KUIPER_SOURCE_DIR) + "/models/fixtures";
 
-// A scratch file of this process: ctest runs tests in parallel, and both
-// presets' tests may run at once.
-std::string TempPath(const std::string& name) {
-  return testing::TempDir() + "/final_" + std::to_string(getpid()) + "_" + name;
-}
+using test::TempPath;
 
 std::string MessageOf(const std::string& model) {
   try {
@@ -31,19 +28,19 @@ std::string MessageOf(const std::string& model) {
 }
 
 TEST(ResolveModel, ParamPathFindsTheBinBesideIt) {
-  const ModelFiles files = ResolveModel(kFixtures + "/tiny_net.pnnx.param");
+  const ModelFiles files = ResolveModel(kFixtureDir + "/tiny_net.pnnx.param");
   EXPECT_EQ(files.name, "tiny_net");
-  EXPECT_EQ(files.dir, kFixtures);
-  EXPECT_EQ(files.bin, kFixtures + "/tiny_net.pnnx.bin");
+  EXPECT_EQ(files.dir, kFixtureDir);
+  EXPECT_EQ(files.bin, kFixtureDir + "/tiny_net.pnnx.bin");
 }
 
 TEST(ResolveModel, OtherExtensionIsRejected) {
-  EXPECT_NE(MessageOf(kFixtures + "/tiny_net.input.npy").find("not a .pnnx.param or .onnx file"),
+  EXPECT_NE(MessageOf(kFixtureDir + "/tiny_net.input.npy").find("not a .pnnx.param or .onnx file"),
             std::string::npos);
 }
 
 TEST(ResolveModel, MissingBinIsNamedUnlessOnlyTheGraphIsNeeded) {
-  const std::string param = kFixtures + "/resnet18.pnnx.param";  // committed without weights
+  const std::string param = kFixtureDir + "/resnet18.pnnx.param";  // committed without weights
   EXPECT_NE(MessageOf(param).find("resnet18.pnnx.bin"), std::string::npos);
   EXPECT_EQ(ResolveModel(param, /*need_bin=*/false).param, param);
 }
@@ -65,7 +62,7 @@ TEST(ResolveModel, DirectoryHoldsAModelNamedLikeIt) {
   const fs::path dir = fs::path(TempPath("models")) / "final_mymodel";
   fs::create_directories(dir);
   for (const char* ext : {".pnnx.param", ".pnnx.bin"}) {
-    fs::copy_file(kFixtures + "/tiny_net" + ext, dir / (std::string("final_mymodel") + ext),
+    fs::copy_file(kFixtureDir + "/tiny_net" + ext, dir / (std::string("final_mymodel") + ext),
                   fs::copy_options::overwrite_existing);
   }
   const ModelFiles files = ResolveModel(dir.string() + "/");
@@ -74,7 +71,7 @@ TEST(ResolveModel, DirectoryHoldsAModelNamedLikeIt) {
 }
 
 TEST(ResolveModel, DirectoryWithoutItsModelNamesTheFileLookedFor) {
-  EXPECT_NE(MessageOf(kFixtures).find("fixtures/fixtures.pnnx.param"), std::string::npos);
+  EXPECT_NE(MessageOf(kFixtureDir).find("fixtures/fixtures.pnnx.param"), std::string::npos);
 }
 
 }  // namespace

@@ -12,17 +12,14 @@
 #include "kuiper/npy.hpp"
 #include "metrics.hpp"
 #include "preprocess.hpp"
+#include "test_files.hpp"
 
 namespace kuiper::app {
 namespace {
 
 const std::string kData = std::string(KUIPER_SOURCE_DIR) + "/final_project/test/data/";
 
-// A scratch file of this process: ctest runs tests in parallel, and both
-// presets' tests may run at once.
-std::string TempPath(const std::string& name) {
-  return testing::TempDir() + "/final_" + std::to_string(getpid()) + "_" + name;
-}
+using test::TempPath;
 
 TEST(Letterbox, Landscape1280x720ScalesByHalfAndPads140TopAndBottom) {
   const cv::Mat image(720, 1280, CV_8UC3, cv::Scalar(10, 20, 30));

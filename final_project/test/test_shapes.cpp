@@ -29,7 +29,7 @@ std::string File(const std::string& model, const std::string& suffix) {
   return Folder(model) + "/" + model + suffix;
 }
 
-::testing::AssertionResult Exists(const std::string& path) {
+::testing::AssertionResult TrainedFileExists(const std::string& path) {
   if (fs::is_regular_file(path)) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure()
          << path << " is missing: train the shape models with `" << kTrainShapesCommand << "` in "
@@ -41,7 +41,7 @@ std::string File(const std::string& model, const std::string& suffix) {
   for (const std::string& path :
        {File(model, ".pnnx.param"), File(model, ".pnnx.bin"), File(model, ".input.npy"),
         File(model, ".output.npy"), Folder(model) + "/classes.txt"}) {
-    ::testing::AssertionResult exists = Exists(path);
+    ::testing::AssertionResult exists = TrainedFileExists(path);
     if (!exists) return exists;
   }
   return ::testing::AssertionSuccess();
@@ -117,7 +117,7 @@ TEST(ShapesDetector, CliPreprocessingIsTheTrainingOne) {
 
 // Same class, score within 1e-3, corners within 1e-3 of the box size plus 1e-3 px
 // (float32 rounding of the head's logits, as for YOLOv5s in test_end_to_end.cpp).
-bool SameDetection(const Detection& got, const Detection& want) {
+bool SameShapeDetection(const Detection& got, const Detection& want) {
   const float tolerance = 1e-3f * std::max({1.f, want.box.width(), want.box.height()}) + 1e-3f;
   return got.class_id == want.class_id && std::abs(got.score - want.score) <= 1e-3f &&
          std::abs(got.box.x1 - want.box.x1) <= tolerance &&
@@ -145,7 +145,7 @@ TEST(ShapesDetector, DetectionsAfterNmsMatchPyTorchsOnEachSampleImage) {
     std::vector<bool> used(g.size(), false);
     for (const Detection& d : w) {
       size_t k = 0;
-      while (k < g.size() && (used[k] || !SameDetection(g[k], d))) ++k;
+      while (k < g.size() && (used[k] || !SameShapeDetection(g[k], d))) ++k;
       if (k < g.size()) {
         used[k] = true;
       } else {

@@ -18,7 +18,7 @@ std::unique_ptr<Layer> Create(const std::string& type) {
 }
 
 // -5, -4.5, ..., 6.5 across two channels, so every branch of the functions is hit.
-sftensor Ramp() {
+sftensor SignedRamp() {
   sftensor t = TensorCreate(2, 3, 4);
   for (uint32_t i = 0; i < t->size(); ++i) t->index(i) = -5.f + 0.5f * static_cast<float>(i);
   return t;
@@ -28,7 +28,7 @@ float Relu6(float x) { return std::min(std::max(x, 0.f), 6.f); }
 
 void ExpectMaps(const std::string& type, float (*reference)(float)) {
   std::unique_ptr<Layer> layer = Create(type);
-  const sftensor input = Ramp();
+  const sftensor input = SignedRamp();
   const std::vector<float> before = input->values();
   std::vector<sftensor> outputs(1);
   ASSERT_EQ(layer->Forward({input}, outputs), InferStatus::kInferSuccess) << type;
@@ -84,13 +84,13 @@ TEST(Activations, EmptyInputIsReported) {
 TEST(Activations, NoOutputSlotsIsReported) {
   std::unique_ptr<Layer> layer = Create("nn.Hardswish");
   std::vector<sftensor> outputs;
-  EXPECT_EQ(layer->Forward({Ramp()}, outputs), InferStatus::kInferFailedOutputEmpty);
+  EXPECT_EQ(layer->Forward({SignedRamp()}, outputs), InferStatus::kInferFailedOutputEmpty);
 }
 
 TEST(Activations, BatchSizeMismatchIsReported) {
   std::unique_ptr<Layer> layer = Create("nn.ReLU6");
   std::vector<sftensor> outputs(1);
-  EXPECT_EQ(layer->Forward({Ramp(), Ramp()}, outputs),
+  EXPECT_EQ(layer->Forward({SignedRamp(), SignedRamp()}, outputs),
             InferStatus::kInferFailedInputOutSizeMatchError);
 }
 

@@ -16,7 +16,7 @@ std::unique_ptr<Layer> CreateCat(int dim) {
   return LayerRegisterer::CreateLayer(op);
 }
 
-sftensor Iota(const std::vector<uint32_t>& shape, float start) {
+sftensor IotaFrom(const std::vector<uint32_t>& shape, float start) {
   sftensor t = TensorCreate(shape);
   std::vector<float> values(t->size());
   std::iota(values.begin(), values.end(), start);
@@ -43,7 +43,7 @@ std::vector<float> NaiveCat(const sftensor& a, const sftensor& b, size_t axis) {
 
 TEST(Cat, JoinsChannels) {
   auto layer = CreateCat(1);
-  const sftensor a = Iota({2, 3, 4}, 0), b = Iota({3, 3, 4}, 100);
+  const sftensor a = IotaFrom({2, 3, 4}, 0), b = IotaFrom({3, 3, 4}, 100);
   std::vector<sftensor> outputs(1);
   ASSERT_EQ(layer->Forward({a, b}, outputs), InferStatus::kInferSuccess);
   EXPECT_EQ(outputs[0]->raw_shapes(), std::vector<uint32_t>({5, 3, 4}));
@@ -51,7 +51,7 @@ TEST(Cat, JoinsChannels) {
 }
 
 TEST(Cat, JoinsRowsAndColumns) {
-  const sftensor a = Iota({2, 3, 4}, 0), rows = Iota({2, 1, 4}, 100), cols = Iota({2, 3, 2}, 200);
+  const sftensor a = IotaFrom({2, 3, 4}, 0), rows = IotaFrom({2, 1, 4}, 100), cols = IotaFrom({2, 3, 2}, 200);
   std::vector<sftensor> outputs(1);
   ASSERT_EQ(CreateCat(2)->Forward({a, rows}, outputs), InferStatus::kInferSuccess);
   EXPECT_EQ(outputs[0]->raw_shapes(), std::vector<uint32_t>({2, 4, 4}));
@@ -63,10 +63,10 @@ TEST(Cat, JoinsRowsAndColumns) {
 
 TEST(Cat, JoinsOneAndTwoDimensionalItems) {
   std::vector<sftensor> outputs(1);
-  ASSERT_EQ(CreateCat(1)->Forward({Iota({3}, 0), Iota({2}, 10)}, outputs),
+  ASSERT_EQ(CreateCat(1)->Forward({IotaFrom({3}, 0), IotaFrom({2}, 10)}, outputs),
             InferStatus::kInferSuccess);
   EXPECT_EQ(outputs[0]->values(), std::vector<float>({0, 1, 2, 10, 11}));
-  const sftensor a = Iota({2, 3}, 0), b = Iota({2, 1}, 10);
+  const sftensor a = IotaFrom({2, 3}, 0), b = IotaFrom({2, 1}, 10);
   ASSERT_EQ(CreateCat(-1)->Forward({a, b}, outputs), InferStatus::kInferSuccess);
   EXPECT_EQ(outputs[0]->values(true), NaiveCat(a, b, 1));
   ASSERT_EQ(CreateCat(-2)->Forward({a, a}, outputs), InferStatus::kInferSuccess);
@@ -75,8 +75,8 @@ TEST(Cat, JoinsOneAndTwoDimensionalItems) {
 
 TEST(Cat, JoinsEachItemOfABatchWithItsOwnPartners) {
   // Operands A and B, batch 2: inputs are {A0, A1, B0, B1}.
-  const sftensor a0 = Iota({1, 1, 2}, 0), a1 = Iota({1, 1, 2}, 10);
-  const sftensor b0 = Iota({1, 1, 2}, 20), b1 = Iota({1, 1, 2}, 30);
+  const sftensor a0 = IotaFrom({1, 1, 2}, 0), a1 = IotaFrom({1, 1, 2}, 10);
+  const sftensor b0 = IotaFrom({1, 1, 2}, 20), b1 = IotaFrom({1, 1, 2}, 30);
   std::vector<sftensor> outputs(2);
   ASSERT_EQ(CreateCat(1)->Forward({a0, a1, b0, b1}, outputs), InferStatus::kInferSuccess);
   EXPECT_EQ(outputs[0]->values(), std::vector<float>({0, 1, 20, 21}));
@@ -86,24 +86,24 @@ TEST(Cat, JoinsEachItemOfABatchWithItsOwnPartners) {
 TEST(Cat, JoinsThreeOperands) {
   std::vector<sftensor> outputs(1);
   ASSERT_EQ(
-      CreateCat(1)->Forward({Iota({1, 1, 1}, 1), Iota({2, 1, 1}, 2), Iota({1, 1, 1}, 9)}, outputs),
+      CreateCat(1)->Forward({IotaFrom({1, 1, 1}, 1), IotaFrom({2, 1, 1}, 2), IotaFrom({1, 1, 1}, 9)}, outputs),
       InferStatus::kInferSuccess);
   EXPECT_EQ(outputs[0]->values(), std::vector<float>({1, 2, 3, 9}));
 }
 
 TEST(Cat, OtherDimensionsMustMatch) {
   std::vector<sftensor> outputs(1);
-  EXPECT_EQ(CreateCat(1)->Forward({Iota({2, 3, 4}, 0), Iota({2, 3, 5}, 0)}, outputs),
+  EXPECT_EQ(CreateCat(1)->Forward({IotaFrom({2, 3, 4}, 0), IotaFrom({2, 3, 5}, 0)}, outputs),
             InferStatus::kInferFailedShapeError);
-  EXPECT_EQ(CreateCat(1)->Forward({Iota({2, 3, 4}, 0), Iota({12}, 0)}, outputs),
+  EXPECT_EQ(CreateCat(1)->Forward({IotaFrom({2, 3, 4}, 0), IotaFrom({12}, 0)}, outputs),
             InferStatus::kInferFailedShapeError);
 }
 
 TEST(Cat, DimensionBeyondTheRankIsAShapeError) {
   std::vector<sftensor> outputs(1);
-  EXPECT_EQ(CreateCat(3)->Forward({Iota({2, 3}, 0), Iota({2, 3}, 0)}, outputs),
+  EXPECT_EQ(CreateCat(3)->Forward({IotaFrom({2, 3}, 0), IotaFrom({2, 3}, 0)}, outputs),
             InferStatus::kInferFailedShapeError);
-  EXPECT_EQ(CreateCat(-3)->Forward({Iota({2, 3}, 0), Iota({2, 3}, 0)}, outputs),
+  EXPECT_EQ(CreateCat(-3)->Forward({IotaFrom({2, 3}, 0), IotaFrom({2, 3}, 0)}, outputs),
             InferStatus::kInferFailedShapeError);  // the batch dimension
 }
 
@@ -111,9 +111,9 @@ TEST(Cat, InputChecksAreReported) {
   auto layer = CreateCat(1);
   std::vector<sftensor> outputs(2), none;
   EXPECT_EQ(layer->Forward({}, outputs), InferStatus::kInferFailedInputEmpty);
-  EXPECT_EQ(layer->Forward({Iota({2}, 0), nullptr}, outputs), InferStatus::kInferFailedInputEmpty);
-  EXPECT_EQ(layer->Forward({Iota({2}, 0)}, none), InferStatus::kInferFailedOutputEmpty);
-  EXPECT_EQ(layer->Forward({Iota({2}, 0), Iota({2}, 0), Iota({2}, 0)}, outputs),
+  EXPECT_EQ(layer->Forward({IotaFrom({2}, 0), nullptr}, outputs), InferStatus::kInferFailedInputEmpty);
+  EXPECT_EQ(layer->Forward({IotaFrom({2}, 0)}, none), InferStatus::kInferFailedOutputEmpty);
+  EXPECT_EQ(layer->Forward({IotaFrom({2}, 0), IotaFrom({2}, 0), IotaFrom({2}, 0)}, outputs),
             InferStatus::kInferFailedInputOutSizeMatchError);
 }
 

@@ -18,7 +18,7 @@ sftensor Filled(const std::vector<uint32_t>& shape, const std::vector<float>& va
   return t;
 }
 
-sftensor Ramp(const std::vector<uint32_t>& shape, float start, float step) {
+sftensor LinearRamp(const std::vector<uint32_t>& shape, float start, float step) {
   sftensor t = TensorCreate(shape);
   std::vector<float> values(t->size());
   for (size_t i = 0; i < values.size(); ++i) values[i] = start + step * static_cast<float>(i);
@@ -28,8 +28,8 @@ sftensor Ramp(const std::vector<uint32_t>& shape, float start, float step) {
 
 TEST(ExpressionLayer, EvaluatesNestedCallsPerElement) {
   ExpressionLayer layer("add(mul(@0,@1),@2)", 3);
-  const sftensor a = Ramp({2, 3, 4}, -2, 0.5f), b = Ramp({2, 3, 4}, 3, -0.25f),
-                 c = Ramp({2, 3, 4}, 1, 1);
+  const sftensor a = LinearRamp({2, 3, 4}, -2, 0.5f), b = LinearRamp({2, 3, 4}, 3, -0.25f),
+                 c = LinearRamp({2, 3, 4}, 1, 1);
   std::vector<sftensor> outputs(1);
   ASSERT_EQ(layer.Forward({a, b, c}, outputs), InferStatus::kInferSuccess);
   ASSERT_EQ(outputs[0]->raw_shapes(), std::vector<uint32_t>({2, 3, 4}));
@@ -42,7 +42,7 @@ TEST(ExpressionLayer, FusedReluClampsTheResultAtZero) {
   ExpressionLayer layer("add(@0,@1)", 2);
   ASSERT_TRUE(layer.FuseActivation(Activation::kRelu));
   EXPECT_FALSE(layer.FuseActivation(Activation::kSilu));  // one activation only
-  const sftensor a = Ramp({2, 3, 4}, -6, 0.5f), b = Ramp({2, 3, 4}, 1, -0.25f);
+  const sftensor a = LinearRamp({2, 3, 4}, -6, 0.5f), b = LinearRamp({2, 3, 4}, 1, -0.25f);
   std::vector<sftensor> outputs(1);
   ASSERT_EQ(layer.Forward({a, b}, outputs), InferStatus::kInferSuccess);
   for (uint32_t i = 0; i < a->size(); ++i) {
@@ -80,7 +80,7 @@ TEST(ExpressionLayer, NumbersBroadcastToEveryElement) {
 
 TEST(ExpressionLayer, ChannelVectorBroadcastsOverRowsAndColumns) {
   ExpressionLayer layer("mul(@0,@1)", 2);
-  const sftensor x = Ramp({2, 2, 3}, 0, 1);
+  const sftensor x = LinearRamp({2, 2, 3}, 0, 1);
   const sftensor scale = Filled({2, 1, 1}, {10, -1});
   std::vector<sftensor> outputs(1);
   ASSERT_EQ(layer.Forward({x, scale}, outputs), InferStatus::kInferSuccess);
@@ -101,7 +101,7 @@ TEST(ExpressionLayer, BroadcastsRowAgainstColumnAndAlignsTrailingDimensions) {
   EXPECT_EQ(outputs[0]->values(true), std::vector<float>({1, 2, 11, 12, 21, 22}));
   // (2,2,2) + (2): a vector lines up with the last dimension, as in NumPy.
   ExpressionLayer swapped("add(@1,@0)", 2);
-  ASSERT_EQ(swapped.Forward({Ramp({2, 2, 2}, 0, 1), Filled({2}, {100, 200})}, outputs),
+  ASSERT_EQ(swapped.Forward({LinearRamp({2, 2, 2}, 0, 1), Filled({2}, {100, 200})}, outputs),
             InferStatus::kInferSuccess);
   EXPECT_EQ(outputs[0]->values(true), std::vector<float>({100, 201, 102, 203, 104, 205, 106, 207}));
 }
@@ -133,9 +133,9 @@ TEST(ExpressionLayer, LeavesInputsUnchangedAndUnshared) {
 TEST(ExpressionLayer, ShapesThatDoNotBroadcastAreAShapeError) {
   ExpressionLayer layer("add(@0,@1)", 2);
   std::vector<sftensor> outputs(1);
-  EXPECT_EQ(layer.Forward({Ramp({2, 3, 4}, 0, 1), Ramp({3, 3, 4}, 0, 1)}, outputs),
+  EXPECT_EQ(layer.Forward({LinearRamp({2, 3, 4}, 0, 1), LinearRamp({3, 3, 4}, 0, 1)}, outputs),
             InferStatus::kInferFailedShapeError);
-  EXPECT_EQ(layer.Forward({Ramp({4}, 0, 1), Ramp({3}, 0, 1)}, outputs),
+  EXPECT_EQ(layer.Forward({LinearRamp({4}, 0, 1), LinearRamp({3}, 0, 1)}, outputs),
             InferStatus::kInferFailedShapeError);
 }
 

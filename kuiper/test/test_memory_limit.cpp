@@ -15,6 +15,7 @@
 #include "kuiper/memory_limit.hpp"
 #include "kuiper/npy.hpp"
 #include "kuiper/pnnx.hpp"
+#include "test_files.hpp"
 
 namespace kuiper {
 namespace {
@@ -25,7 +26,7 @@ const std::string kPnnx = KUIPER_SOURCE_DIR "/kuiper/test/data/pnnx/";
 // A scratch file named after the running test, under the build directory.
 std::string ScratchFile(const std::string& suffix) {
   const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-  const auto dir = std::filesystem::path(KUIPER_BINARY_DIR) / "test_tmp" / "limits";
+  const auto dir = std::filesystem::path(test::BinaryDir()) / "test_tmp" / "limits";
   std::filesystem::create_directories(dir);
   return (dir / (std::string(test->name()) + suffix)).string();
 }

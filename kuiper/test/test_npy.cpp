@@ -7,24 +7,25 @@
 
 #include "kuiper/error.hpp"
 #include "kuiper/npy.hpp"
+#include "test_files.hpp"
 
 namespace kuiper {
 namespace {
 
-const std::string kData = std::string(KUIPER_SOURCE_DIR) + "/kuiper/test/data/npy/";
-const std::string kScratch = std::string(KUIPER_BINARY_DIR) + "/npy_test_";
+const std::string kNpyData = std::string(KUIPER_SOURCE_DIR) + "/kuiper/test/data/npy/";
+const std::string kScratch = test::BinaryDir() + "/npy_test_";
 
 TEST(Npy, ReadsFloat32WrittenByNumpy) {
   // np.arange(6, dtype=np.float32).reshape(2, 3)
-  const NpyArray a = LoadNpy(kData + "arange_2x3_f4.npy");
+  const NpyArray a = LoadNpy(kNpyData + "arange_2x3_f4.npy");
   EXPECT_EQ(a.shape, std::vector<int64_t>({2, 3}));
   EXPECT_EQ(a.data, std::vector<float>({0, 1, 2, 3, 4, 5}));
 }
 
 TEST(Npy, ConvertsFloat64AndInt64) {
   // np.array([[0.5, -1.25]]) and np.array([[7, -3]]) (int64)
-  EXPECT_EQ(LoadNpy(kData + "f8.npy").data, std::vector<float>({0.5f, -1.25f}));
-  EXPECT_EQ(LoadNpy(kData + "i8.npy").data, std::vector<float>({7, -3}));
+  EXPECT_EQ(LoadNpy(kNpyData + "f8.npy").data, std::vector<float>({0.5f, -1.25f}));
+  EXPECT_EQ(LoadNpy(kNpyData + "i8.npy").data, std::vector<float>({7, -3}));
 }
 
 TEST(Npy, RoundTripsThroughSave) {
@@ -62,7 +63,7 @@ TEST(Npy, BatchOfOneDimensionalItems) {
 }
 
 TEST(Npy, ParsesBytesInMemoryLikeTheFile) {
-  std::ifstream file(kData + "arange_2x3_f4.npy", std::ios::binary);
+  std::ifstream file(kNpyData + "arange_2x3_f4.npy", std::ios::binary);
   const std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   const NpyArray array = ParseNpy(bytes, "arange");
   EXPECT_EQ(array.shape, std::vector<int64_t>({2, 3}));
@@ -93,7 +94,7 @@ std::string Header(const std::string& dict) {
   return std::string("\x93NUMPY\x01\x00", 8) + char(h.size() & 0xff) + char(h.size() >> 8) + h;
 }
 
-TEST(NpyErrors, MissingFile) { EXPECT_THROW(LoadNpy(kData + "absent.npy"), ParseError); }
+TEST(NpyErrors, MissingFile) { EXPECT_THROW(LoadNpy(kNpyData + "absent.npy"), ParseError); }
 TEST(NpyErrors, BadMagic) { ExpectParseError("PK\x03\x04 not numpy", "magic"); }
 TEST(NpyErrors, HeaderCutOff) {
   ExpectParseError(std::string("\x93NUMPY\x01\x00\xff\x00{'descr'", 17), "cut off");

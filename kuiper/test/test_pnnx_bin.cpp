@@ -18,12 +18,13 @@
 
 #include "kuiper/error.hpp"
 #include "kuiper/pnnx.hpp"
+#include "test_files.hpp"
 
 namespace kuiper::pnnx {
 namespace {
 
-const std::string kDataDir = KUIPER_SOURCE_DIR "/kuiper/test/data/pnnx/";
-const std::string kLinearParam = kDataDir + "linear.pnnx.param";
+const std::string kBinDataDir = KUIPER_SOURCE_DIR "/kuiper/test/data/pnnx/";
+const std::string kLinearParam = kBinDataDir + "linear.pnnx.param";
 const std::vector<float> kWeight = {1, 2, 3, 4, 5, 6};
 const std::vector<float> kBias = {-1, 0.5};
 
@@ -38,7 +39,7 @@ std::vector<char> Bytes(const std::vector<T>& values) {
 // builds running the tests at once never share it.
 std::string TestFile(std::string_view suffix) {
   const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-  const auto dir = std::filesystem::path(KUIPER_BINARY_DIR) / "test_tmp" / "pnnx";
+  const auto dir = std::filesystem::path(test::BinaryDir()) / "test_tmp" / "pnnx";
   std::filesystem::create_directories(dir);
   return (dir / (std::string(test->test_suite_name()) + "." + test->name() + std::string(suffix)))
       .string();
@@ -132,13 +133,13 @@ TEST(PnnxBin, LoadsDeflatedArchive) {
 
 // The layout of current PNNX: zip64 extra fields and a zip64 end record.
 TEST(PnnxBin, LoadsPnnxZip64Archive) {
-  const Graph graph = Load(kLinearParam, kDataDir + "pnnx_zip64.pnnx.bin");
+  const Graph graph = Load(kLinearParam, kBinDataDir + "pnnx_zip64.pnnx.bin");
   EXPECT_EQ(Attr(graph, "weight").ToFloat(), kWeight);
   EXPECT_EQ(Attr(graph, "bias").ToFloat(), kBias);
 }
 
 TEST(PnnxBin, LoadsPythonZip64Archive) {
-  const Graph graph = Load(kLinearParam, kDataDir + "python_zip64.pnnx.bin");
+  const Graph graph = Load(kLinearParam, kBinDataDir + "python_zip64.pnnx.bin");
   EXPECT_EQ(Attr(graph, "weight").ToFloat(), kWeight);
   EXPECT_EQ(Attr(graph, "bias").ToFloat(), kBias);
 }
@@ -174,7 +175,7 @@ TEST(PnnxBin, FailedLoadLeavesTheGraphUnchanged) {
 // Bad archives: each gets a ParseError naming the file and the entry.
 
 TEST(PnnxBinError, MissingFile) {
-  const std::string bin = kDataDir + "no_such_file.pnnx.bin";
+  const std::string bin = kBinDataDir + "no_such_file.pnnx.bin";
   EXPECT_EQ(LoadLinearError(bin),
             bin + ": cannot open PNNX bin file as a zip archive: No such file");
 }

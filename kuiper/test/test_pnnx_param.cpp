@@ -12,17 +12,18 @@
 
 #include "kuiper/error.hpp"
 #include "kuiper/pnnx.hpp"
+#include "test_files.hpp"
 
 namespace kuiper::pnnx {
 namespace {
 
-const std::string kDataDir = KUIPER_SOURCE_DIR "/kuiper/test/data/pnnx/";
+const std::string kParamDataDir = KUIPER_SOURCE_DIR "/kuiper/test/data/pnnx/";
 
 // Writes `text` to a file named after the running test, under the build
 // directory, so that two builds running the tests at once never share it.
 std::string WriteParam(std::string_view text) {
   const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-  const auto dir = std::filesystem::path(KUIPER_BINARY_DIR) / "test_tmp" / "pnnx";
+  const auto dir = std::filesystem::path(test::BinaryDir()) / "test_tmp" / "pnnx";
   std::filesystem::create_directories(dir);
   const auto path =
       dir / (std::string(test->test_suite_name()) + "." + test->name() + ".pnnx.param");
@@ -202,7 +203,7 @@ TEST(PnnxParameter, NestedArrayThrows) {
 
 class PnnxTinyGraph : public ::testing::Test {
  protected:
-  Graph graph_ = LoadParam(kDataDir + "tiny.pnnx.param");
+  Graph graph_ = LoadParam(kParamDataDir + "tiny.pnnx.param");
   const Operator& conv_ = graph_.operators.at(1);
   const Operator& expr_ = graph_.operators.at(3);
 };
@@ -273,7 +274,7 @@ TEST_F(PnnxTinyGraph, OperatorsRememberTheirLine) {
 // unordered.pnnx.param is the same graph with the operator lines reversed,
 // no annotations and a blank line.
 TEST(PnnxParam, ConsumersMayComeBeforeTheirProducer) {
-  const Graph graph = LoadParam(kDataDir + "unordered.pnnx.param");
+  const Graph graph = LoadParam(kParamDataDir + "unordered.pnnx.param");
   ASSERT_EQ(graph.operators.size(), 5u);
   ASSERT_EQ(graph.operands.size(), 4u);
   const Operand& conv_out = graph.operands.at(1);  // order of first mention: 3, 1, 2, 0
@@ -283,13 +284,13 @@ TEST(PnnxParam, ConsumersMayComeBeforeTheirProducer) {
 }
 
 TEST(PnnxParam, BlankLinesAreSkippedButCounted) {
-  const Graph graph = LoadParam(kDataDir + "unordered.pnnx.param");
+  const Graph graph = LoadParam(kParamDataDir + "unordered.pnnx.param");
   EXPECT_EQ(graph.operators.at(3).name, "conv");
   EXPECT_EQ(graph.operators.at(3).line, 7);
 }
 
 TEST(PnnxParam, UnannotatedOperandHasNoTypeOrShape) {
-  const Graph graph = LoadParam(kDataDir + "unordered.pnnx.param");
+  const Graph graph = LoadParam(kParamDataDir + "unordered.pnnx.param");
   EXPECT_EQ(graph.operands.at(0).type, DataType::kNull);
   EXPECT_TRUE(graph.operands.at(0).shape.empty());
 }
@@ -314,7 +315,7 @@ TEST(PnnxParam, ScalarAttributeHasEmptyShape) {
 // Malformed files: each gets a ParseError naming the file and the line.
 
 TEST(PnnxParamError, MissingFile) {
-  const std::string path = kDataDir + "no_such_file.pnnx.param";
+  const std::string path = kParamDataDir + "no_such_file.pnnx.param";
   EXPECT_EQ(LoadParamError(path), path + ": cannot open PNNX param file");
 }
 

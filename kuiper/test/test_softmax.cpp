@@ -10,7 +10,7 @@
 namespace kuiper {
 namespace {
 
-const std::string kData = std::string(KUIPER_SOURCE_DIR) + "/kuiper/test/data/layers/light/";
+const std::string kSoftmaxData = std::string(KUIPER_SOURCE_DIR) + "/kuiper/test/data/layers/light/";
 
 std::unique_ptr<Layer> CreateSoftmax(int dim) {
   RuntimeOperator op;
@@ -20,10 +20,10 @@ std::unique_ptr<Layer> CreateSoftmax(int dim) {
   return LayerRegisterer::CreateLayer(op);
 }
 
-void ExpectMatchesTorch(int dim) {
-  const std::vector<sftensor> inputs = NpyToBatch(LoadNpy(kData + "softmax_input.npy"));
+void ExpectSoftmaxMatchesTorch(int dim) {
+  const std::vector<sftensor> inputs = NpyToBatch(LoadNpy(kSoftmaxData + "softmax_input.npy"));
   const std::vector<sftensor> expected =
-      NpyToBatch(LoadNpy(kData + "softmax_dim" + std::to_string(dim) + ".npy"));
+      NpyToBatch(LoadNpy(kSoftmaxData + "softmax_dim" + std::to_string(dim) + ".npy"));
   std::vector<sftensor> outputs(inputs.size());
   ASSERT_EQ(CreateSoftmax(dim)->Forward(inputs, outputs), InferStatus::kInferSuccess);
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -31,10 +31,10 @@ void ExpectMatchesTorch(int dim) {
   }
 }
 
-TEST(Softmax, ChannelsMatchTorch) { ExpectMatchesTorch(1); }
-TEST(Softmax, RowsMatchTorch) { ExpectMatchesTorch(2); }
-TEST(Softmax, ColumnsMatchTorch) { ExpectMatchesTorch(3); }
-TEST(Softmax, NegativeDimensionMatchesTorch) { ExpectMatchesTorch(-1); }
+TEST(Softmax, ChannelsMatchTorch) { ExpectSoftmaxMatchesTorch(1); }
+TEST(Softmax, RowsMatchTorch) { ExpectSoftmaxMatchesTorch(2); }
+TEST(Softmax, ColumnsMatchTorch) { ExpectSoftmaxMatchesTorch(3); }
+TEST(Softmax, NegativeDimensionMatchesTorch) { ExpectSoftmaxMatchesTorch(-1); }
 
 TEST(Softmax, VectorSumsToOneAndMatchesFormula) {
   sftensor x = TensorCreate({4});

@@ -11,7 +11,7 @@
 namespace kuiper {
 namespace {
 
-std::vector<float> Iota(size_t n) {
+std::vector<float> IotaValues(size_t n) {
   std::vector<float> v(n);
   std::iota(v.begin(), v.end(), 0.f);
   return v;
@@ -64,7 +64,7 @@ TEST(TensorShape, NewTensorIsZero) {
 
 TEST(TensorFill, RowMajorPutsConsecutiveValuesAlongARow) {
   ftensor t(2, 2, 3);
-  t.Fill(Iota(12), /*row_major=*/true);
+  t.Fill(IotaValues(12), /*row_major=*/true);
   // Channel 0 is [[0 1 2] [3 4 5]], channel 1 is [[6 7 8] [9 10 11]].
   EXPECT_EQ(t.at(0, 0, 1), 1.f);
   EXPECT_EQ(t.at(0, 1, 0), 3.f);
@@ -74,7 +74,7 @@ TEST(TensorFill, RowMajorPutsConsecutiveValuesAlongARow) {
 
 TEST(TensorFill, ColumnMajorPutsConsecutiveValuesDownAColumn) {
   ftensor t(2, 2, 3);
-  t.Fill(Iota(12), /*row_major=*/false);
+  t.Fill(IotaValues(12), /*row_major=*/false);
   // Channel 0 is [[0 2 4] [1 3 5]], channel 1 is [[6 8 10] [7 9 11]].
   EXPECT_EQ(t.at(0, 0, 1), 2.f);
   EXPECT_EQ(t.at(0, 1, 0), 1.f);
@@ -84,23 +84,23 @@ TEST(TensorFill, ColumnMajorPutsConsecutiveValuesDownAColumn) {
 
 TEST(TensorFill, ValuesReadBackInTheOrderTheyWereFilled) {
   ftensor t(3, 4, 5);
-  t.Fill(Iota(60), true);
-  EXPECT_EQ(t.values(true), Iota(60));
+  t.Fill(IotaValues(60), true);
+  EXPECT_EQ(t.values(true), IotaValues(60));
   ftensor u(3, 4, 5);
-  u.Fill(Iota(60), false);
-  EXPECT_EQ(u.values(false), Iota(60));
+  u.Fill(IotaValues(60), false);
+  EXPECT_EQ(u.values(false), IotaValues(60));
 }
 
 TEST(TensorFill, RowMajorValuesOfAColumnMajorFill) {
   ftensor t(2, 3);
-  t.Fill(Iota(6), false);  // [[0 2 4] [1 3 5]]
+  t.Fill(IotaValues(6), false);  // [[0 2 4] [1 3 5]]
   EXPECT_EQ(t.values(true), std::vector<float>({0, 2, 4, 1, 3, 5}));
 }
 
 TEST(TensorFill, WrongNumberOfValuesThrows) {
   ftensor t(2, 3);
-  EXPECT_THROW(t.Fill(Iota(5)), ShapeError);
-  EXPECT_THROW(t.Fill(Iota(7), false), ShapeError);
+  EXPECT_THROW(t.Fill(IotaValues(5)), ShapeError);
+  EXPECT_THROW(t.Fill(IotaValues(7), false), ShapeError);
 }
 
 TEST(TensorFill, SingleValue) {
@@ -111,7 +111,7 @@ TEST(TensorFill, SingleValue) {
 
 TEST(TensorAccess, IndexFollowsStorageOrder) {
   ftensor t(2, 2, 3);
-  t.Fill(Iota(12), true);
+  t.Fill(IotaValues(12), true);
   // Storage is channel by channel, each column-major: 0 3 1 4 2 5 | 6 9 ...
   EXPECT_EQ(t.index(1), 3.f);
   EXPECT_EQ(t.index(2), 1.f);
@@ -131,7 +131,7 @@ TEST(TensorAccess, OutOfRangeThrows) {
 
 TEST(TensorAccess, SliceIsOneChannel) {
   ftensor t(2, 2, 2);
-  t.Fill(Iota(8), true);
+  t.Fill(IotaValues(8), true);
   const arma::fmat expected = {{4, 5}, {6, 7}};
   EXPECT_TRUE(arma::approx_equal(t.slice(1), expected, "absdiff", 0.f));
   t.slice(0)(1, 1) = 42.f;
@@ -140,7 +140,7 @@ TEST(TensorAccess, SliceIsOneChannel) {
 
 TEST(TensorReshape, RowMajorKeepsReadingOrder) {
   ftensor t(2, 3);
-  t.Fill(Iota(6), true);  // [[0 1 2] [3 4 5]]
+  t.Fill(IotaValues(6), true);  // [[0 1 2] [3 4 5]]
   t.Reshape({3, 2}, true);
   EXPECT_EQ(t.raw_shapes(), std::vector<uint32_t>({3, 2}));
   // [[0 1] [2 3] [4 5]], as torch.reshape gives.
@@ -151,7 +151,7 @@ TEST(TensorReshape, RowMajorKeepsReadingOrder) {
 
 TEST(TensorReshape, ColumnMajorKeepsStorageOrder) {
   ftensor t(2, 3);
-  t.Fill(Iota(6), true);  // [[0 1 2] [3 4 5]], storage 0 3 1 4 2 5
+  t.Fill(IotaValues(6), true);  // [[0 1 2] [3 4 5]], storage 0 3 1 4 2 5
   t.Reshape({3, 2}, false);
   // Storage order unchanged, read as 3x2 column-major: [[0 4] [3 2] [1 5]].
   EXPECT_EQ(t.values(false), std::vector<float>({0, 3, 1, 4, 2, 5}));
@@ -161,15 +161,15 @@ TEST(TensorReshape, ColumnMajorKeepsStorageOrder) {
 
 TEST(TensorReshape, ThreeDToOneDRowMajor) {
   ftensor t(2, 2, 2);
-  t.Fill(Iota(8), true);
+  t.Fill(IotaValues(8), true);
   t.Reshape({8}, true);
   EXPECT_EQ(t.raw_shapes(), std::vector<uint32_t>({8}));
-  EXPECT_EQ(t.values(true), Iota(8));
+  EXPECT_EQ(t.values(true), IotaValues(8));
 }
 
 TEST(TensorReshape, OneDToThreeDRowMajor) {
   ftensor t(12);
-  t.Fill(Iota(12), true);
+  t.Fill(IotaValues(12), true);
   t.Reshape({3, 2, 2}, true);
   EXPECT_EQ(t.raw_shapes(), std::vector<uint32_t>({3, 2, 2}));
   EXPECT_EQ(t.at(2, 1, 0), 10.f);
@@ -202,7 +202,7 @@ TEST(TensorTransform, OnesAndRand) {
 TEST(TensorHelpers, CreateAndCloneAreIndependent) {
   auto a = TensorCreate({2, 3});
   EXPECT_EQ(a->raw_shapes(), std::vector<uint32_t>({2, 3}));
-  a->Fill(Iota(6));
+  a->Fill(IotaValues(6));
   auto b = TensorClone(a);
   b->index(0) = 100.f;
   EXPECT_EQ(a->index(0), 0.f);

@@ -9,7 +9,7 @@
 namespace kuiper {
 namespace {
 
-const std::string kData = std::string(KUIPER_SOURCE_DIR) + "/kuiper/test/data/layers/light/";
+const std::string kUpsampleData = std::string(KUIPER_SOURCE_DIR) + "/kuiper/test/data/layers/light/";
 
 RuntimeOperator UpsampleOp(const std::string& mode, RuntimeParameter align_corners,
                            RuntimeParameter scale_factor, RuntimeParameter size) {
@@ -23,9 +23,9 @@ RuntimeOperator UpsampleOp(const std::string& mode, RuntimeParameter align_corne
   return op;
 }
 
-void ExpectMatchesTorch(const RuntimeOperator& op, const std::string& name) {
-  const std::vector<sftensor> inputs = NpyToBatch(LoadNpy(kData + "upsample_input.npy"));
-  const std::vector<sftensor> expected = NpyToBatch(LoadNpy(kData + "upsample_" + name + ".npy"));
+void ExpectUpsampleMatchesTorch(const RuntimeOperator& op, const std::string& name) {
+  const std::vector<sftensor> inputs = NpyToBatch(LoadNpy(kUpsampleData + "upsample_input.npy"));
+  const std::vector<sftensor> expected = NpyToBatch(LoadNpy(kUpsampleData + "upsample_" + name + ".npy"));
   std::vector<sftensor> outputs(inputs.size());
   ASSERT_EQ(LayerRegisterer::CreateLayer(op)->Forward(inputs, outputs), InferStatus::kInferSuccess);
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -37,40 +37,40 @@ void ExpectMatchesTorch(const RuntimeOperator& op, const std::string& name) {
 const RuntimeParameter kNone = std::monostate{};
 
 TEST(Upsample, NearestScale2MatchesTorch) {
-  ExpectMatchesTorch(UpsampleOp("nearest", false, std::vector<float>{2, 2}, kNone),
+  ExpectUpsampleMatchesTorch(UpsampleOp("nearest", false, std::vector<float>{2, 2}, kNone),
                      "nearest_scale2");
 }
 
 TEST(Upsample, NearestFractionalScaleMatchesTorch) {
-  ExpectMatchesTorch(UpsampleOp("nearest", kNone, std::vector<float>{1.5f, 2.5f}, kNone),
+  ExpectUpsampleMatchesTorch(UpsampleOp("nearest", kNone, std::vector<float>{1.5f, 2.5f}, kNone),
                      "nearest_scale_1_5x2_5");
 }
 
 TEST(Upsample, NearestSizeMatchesTorch) {
-  ExpectMatchesTorch(UpsampleOp("nearest", kNone, kNone, std::vector<int>{8, 3}),
+  ExpectUpsampleMatchesTorch(UpsampleOp("nearest", kNone, kNone, std::vector<int>{8, 3}),
                      "nearest_size_8x3");
 }
 
 TEST(Upsample, BilinearHalfPixelMatchesTorch) {
-  ExpectMatchesTorch(UpsampleOp("bilinear", false, 2.f, kNone), "bilinear_scale2");
+  ExpectUpsampleMatchesTorch(UpsampleOp("bilinear", false, 2.f, kNone), "bilinear_scale2");
 }
 
 TEST(Upsample, BilinearAlignCornersMatchesTorch) {
-  ExpectMatchesTorch(UpsampleOp("bilinear", true, std::vector<float>{2, 2}, kNone),
+  ExpectUpsampleMatchesTorch(UpsampleOp("bilinear", true, std::vector<float>{2, 2}, kNone),
                      "bilinear_scale2_corners");
 }
 
 TEST(Upsample, BilinearSizeMatchesTorch) {
-  ExpectMatchesTorch(UpsampleOp("bilinear", false, kNone, std::vector<int>{9, 4}),
+  ExpectUpsampleMatchesTorch(UpsampleOp("bilinear", false, kNone, std::vector<int>{9, 4}),
                      "bilinear_size_9x4");
-  ExpectMatchesTorch(UpsampleOp("bilinear", true, kNone, std::vector<int>{9, 4}),
+  ExpectUpsampleMatchesTorch(UpsampleOp("bilinear", true, kNone, std::vector<int>{9, 4}),
                      "bilinear_size_9x4_corners");
 }
 
 TEST(Upsample, InterpolateIsRegistered) {
   RuntimeOperator op = UpsampleOp("nearest", kNone, 2.f, kNone);
   op.type = "F.interpolate";
-  ExpectMatchesTorch(op, "nearest_scale2");
+  ExpectUpsampleMatchesTorch(op, "nearest_scale2");
 }
 
 TEST(Upsample, NonImageInputIsAShapeError) {

@@ -17,7 +17,7 @@ std::unique_ptr<Layer> CreateView(const std::vector<int>& shape,
   return LayerRegisterer::CreateLayer(op);
 }
 
-sftensor Iota(const std::vector<uint32_t>& shape) {
+sftensor IotaTensor(const std::vector<uint32_t>& shape) {
   sftensor t = TensorCreate(shape);
   std::vector<float> values(t->size());
   std::iota(values.begin(), values.end(), 0.f);
@@ -27,7 +27,7 @@ sftensor Iota(const std::vector<uint32_t>& shape) {
 
 TEST(View, FlattensAnItemInRowMajorOrder) {
   auto layer = CreateView({1, -1});
-  const sftensor input = Iota({2, 3, 4});
+  const sftensor input = IotaTensor({2, 3, 4});
   std::vector<sftensor> outputs(1);
   ASSERT_EQ(layer->Forward({input}, outputs), InferStatus::kInferSuccess);
   EXPECT_EQ(outputs[0]->raw_shapes(), std::vector<uint32_t>({24}));
@@ -37,7 +37,7 @@ TEST(View, FlattensAnItemInRowMajorOrder) {
 TEST(View, ResolvesMinusOneInsideTheItem) {
   auto layer = CreateView({1, 4, -1});
   std::vector<sftensor> outputs(1);
-  ASSERT_EQ(layer->Forward({Iota({2, 3, 4})}, outputs), InferStatus::kInferSuccess);
+  ASSERT_EQ(layer->Forward({IotaTensor({2, 3, 4})}, outputs), InferStatus::kInferSuccess);
   EXPECT_EQ(outputs[0]->raw_shapes(), std::vector<uint32_t>({4, 6}));
   // Row-major: row 1 of (4, 6) holds elements 6..11.
   EXPECT_EQ(outputs[0]->at(0, 1, 0), 6.f);
@@ -47,7 +47,7 @@ TEST(View, ResolvesMinusOneInsideTheItem) {
 TEST(View, SplitsAVectorIntoThreeDimensions) {
   auto layer = CreateView({1, 2, 3, 2}, "Tensor.reshape");
   std::vector<sftensor> outputs(1);
-  ASSERT_EQ(layer->Forward({Iota({12})}, outputs), InferStatus::kInferSuccess);
+  ASSERT_EQ(layer->Forward({IotaTensor({12})}, outputs), InferStatus::kInferSuccess);
   EXPECT_EQ(outputs[0]->raw_shapes(), std::vector<uint32_t>({2, 3, 2}));
   EXPECT_EQ(outputs[0]->at(1, 0, 1), 7.f);  // (1*3 + 0)*2 + 1
 }
@@ -55,7 +55,7 @@ TEST(View, SplitsAVectorIntoThreeDimensions) {
 TEST(View, MinusOneBatchTakesEveryItem) {
   auto layer = CreateView({-1, 6});
   std::vector<sftensor> outputs(3);
-  ASSERT_EQ(layer->Forward({Iota({2, 3}), Iota({3, 2}), Iota({6})}, outputs),
+  ASSERT_EQ(layer->Forward({IotaTensor({2, 3}), IotaTensor({3, 2}), IotaTensor({6})}, outputs),
             InferStatus::kInferSuccess);
   for (const sftensor& out : outputs) {
     EXPECT_EQ(out->raw_shapes(), std::vector<uint32_t>({6}));
@@ -65,7 +65,7 @@ TEST(View, MinusOneBatchTakesEveryItem) {
 
 TEST(View, LeavesInputUnchanged) {
   auto layer = CreateView({1, -1});
-  const sftensor input = Iota({2, 2, 2});
+  const sftensor input = IotaTensor({2, 2, 2});
   std::vector<sftensor> outputs(1);
   ASSERT_EQ(layer->Forward({input}, outputs), InferStatus::kInferSuccess);
   EXPECT_EQ(input->raw_shapes(), std::vector<uint32_t>({2, 2, 2}));
@@ -75,15 +75,15 @@ TEST(View, LeavesInputUnchanged) {
 TEST(View, ElementCountMismatchIsAShapeError) {
   auto layer = CreateView({1, 5, -1});
   std::vector<sftensor> outputs(1);
-  EXPECT_EQ(layer->Forward({Iota({2, 3, 4})}, outputs), InferStatus::kInferFailedShapeError);
+  EXPECT_EQ(layer->Forward({IotaTensor({2, 3, 4})}, outputs), InferStatus::kInferFailedShapeError);
   auto fixed = CreateView({1, 5, 5});
-  EXPECT_EQ(fixed->Forward({Iota({2, 3, 4})}, outputs), InferStatus::kInferFailedShapeError);
+  EXPECT_EQ(fixed->Forward({IotaTensor({2, 3, 4})}, outputs), InferStatus::kInferFailedShapeError);
 }
 
 TEST(View, BatchDimensionMustMatchTheBatch) {
   auto layer = CreateView({1, -1});
   std::vector<sftensor> outputs(2);
-  EXPECT_EQ(layer->Forward({Iota({4}), Iota({4})}, outputs), InferStatus::kInferFailedShapeError);
+  EXPECT_EQ(layer->Forward({IotaTensor({4}), IotaTensor({4})}, outputs), InferStatus::kInferFailedShapeError);
 }
 
 TEST(View, InputChecksAreReported) {
@@ -91,8 +91,8 @@ TEST(View, InputChecksAreReported) {
   std::vector<sftensor> outputs(1), none;
   EXPECT_EQ(layer->Forward({}, outputs), InferStatus::kInferFailedInputEmpty);
   EXPECT_EQ(layer->Forward({nullptr}, outputs), InferStatus::kInferFailedInputEmpty);
-  EXPECT_EQ(layer->Forward({Iota({4})}, none), InferStatus::kInferFailedOutputEmpty);
-  EXPECT_EQ(layer->Forward({Iota({4}), Iota({4})}, outputs),
+  EXPECT_EQ(layer->Forward({IotaTensor({4})}, none), InferStatus::kInferFailedOutputEmpty);
+  EXPECT_EQ(layer->Forward({IotaTensor({4}), IotaTensor({4})}, outputs),
             InferStatus::kInferFailedInputOutSizeMatchError);
 }
 

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "onnx_test_util.hpp"
+#include "test_files.hpp"
 
 namespace kuiper::testing {
 namespace {
@@ -192,7 +193,7 @@ TEST(Conformance, SupportedOnnxNodeTestsPass) {
       kTolerance, must_fail.empty() ? "none" : fmt::format("{}", fmt::join(must_fail, ", ")));
   std::string unsupported = "\n## Unsupported (tests per missing operator)\n\n";
   for (const auto& [op, n] : unsupported_ops) unsupported += fmt::format("- {}: {}\n", op, n);
-  std::ofstream(std::string(KUIPER_BINARY_DIR) + "/onnx_conformance.md")
+  std::ofstream(test::BinaryDir() + "/onnx_conformance.md")
       << summary << table << unsupported;
   std::cout << summary;
   EXPECT_TRUE(must_fail.empty()) << "must-pass tests failing: "

@@ -10,6 +10,7 @@
 #include "kuiper/error.hpp"
 #include "kuiper/memory_limit.hpp"
 #include "onnx_test_util.hpp"
+#include "test_files.hpp"
 
 namespace kuiper {
 namespace {
@@ -19,7 +20,7 @@ using testing::OneNodeModel;
 
 std::string Save(const onnx::ModelProto& model) {
   const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-  const auto dir = std::filesystem::path(KUIPER_BINARY_DIR) / "test_tmp" / "onnx_limits";
+  const auto dir = std::filesystem::path(test::BinaryDir()) / "test_tmp" / "onnx_limits";
   std::filesystem::create_directories(dir);
   const std::string path = (dir / (std::string(test->name()) + ".onnx")).string();
   std::ofstream out(path, std::ios::binary);

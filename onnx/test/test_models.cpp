@@ -14,6 +14,7 @@
 
 #include "kuiper/npy.hpp"
 #include "onnx_test_util.hpp"
+#include "test_files.hpp"
 
 namespace kuiper::testing {
 namespace {
@@ -60,9 +61,9 @@ void CheckModel(const std::string& name) {
   EXPECT_LE(pnnx_error, bound);
 
   // The converted graph saved as PNNX and read back runs the same.
-  const std::string param = std::string(KUIPER_BINARY_DIR) + "/onnx_" + name + ".pnnx.param";
+  const std::string param = test::BinaryDir() + "/onnx_" + name + ".pnnx.param";
   ConvertOnnxToPnnx(onnx_path, param);
-  RuntimeGraph saved(param, std::string(KUIPER_BINARY_DIR) + "/onnx_" + name + ".pnnx.bin");
+  RuntimeGraph saved(param, test::BinaryDir() + "/onnx_" + name + ".pnnx.bin");
   saved.Build();
   EXPECT_EQ(BatchToValues(saved.Forward(input)), onnx_out);
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "onnx_test_util.hpp"
+#include "test_files.hpp"
 
 namespace kuiper::testing {
 namespace {
@@ -23,8 +24,8 @@ TEST(PnnxSave, ReadsBackIdentically) {
   op.params["a_floats"] = fs;
   op.params["a_null"] = pnnx::Parameter{};
   op.params["a_string"] = s;
-  const std::string param = std::string(KUIPER_BINARY_DIR) + "/onnx_save_test.pnnx.param";
-  const std::string bin = std::string(KUIPER_BINARY_DIR) + "/onnx_save_test.pnnx.bin";
+  const std::string param = test::BinaryDir() + "/onnx_save_test.pnnx.param";
+  const std::string bin = test::BinaryDir() + "/onnx_save_test.pnnx.bin";
   pnnx::Save(graph, param, bin);
   const pnnx::Graph back = pnnx::Load(param, bin);
   ASSERT_EQ(back.operators.size(), graph.operators.size());
