@@ -8,8 +8,8 @@
 #include <random>
 #include <sstream>
 
-#include "kuiper/error.hpp"
 #include "activation_reference.hpp"
+#include "kuiper/error.hpp"
 #include "kuiper/layers/convolution.hpp"
 
 namespace kuiper {

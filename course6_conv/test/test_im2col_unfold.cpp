@@ -31,7 +31,8 @@ float Expected(const ftensor& input, uint32_t first, const ConvParams& p, uint32
   return input.at(first + c, y, x);
 }
 
-std::string DescribeUnfold(const ConvParams& p, const ftensor& input, uint32_t out_h, uint32_t out_w) {
+std::string DescribeUnfold(const ConvParams& p, const ftensor& input, uint32_t out_h,
+                           uint32_t out_w) {
   std::ostringstream out;
   out << "input " << input.channels() << "x" << input.rows() << "x" << input.cols() << ", kernel "
       << p.kernel_h << "x" << p.kernel_w << ", stride " << p.stride_h << "x" << p.stride_w

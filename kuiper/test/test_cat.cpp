@@ -51,7 +51,8 @@ TEST(Cat, JoinsChannels) {
 }
 
 TEST(Cat, JoinsRowsAndColumns) {
-  const sftensor a = IotaFrom({2, 3, 4}, 0), rows = IotaFrom({2, 1, 4}, 100), cols = IotaFrom({2, 3, 2}, 200);
+  const sftensor a = IotaFrom({2, 3, 4}, 0), rows = IotaFrom({2, 1, 4}, 100),
+                 cols = IotaFrom({2, 3, 2}, 200);
   std::vector<sftensor> outputs(1);
   ASSERT_EQ(CreateCat(2)->Forward({a, rows}, outputs), InferStatus::kInferSuccess);
   EXPECT_EQ(outputs[0]->raw_shapes(), std::vector<uint32_t>({2, 4, 4}));
@@ -85,9 +86,9 @@ TEST(Cat, JoinsEachItemOfABatchWithItsOwnPartners) {
 
 TEST(Cat, JoinsThreeOperands) {
   std::vector<sftensor> outputs(1);
-  ASSERT_EQ(
-      CreateCat(1)->Forward({IotaFrom({1, 1, 1}, 1), IotaFrom({2, 1, 1}, 2), IotaFrom({1, 1, 1}, 9)}, outputs),
-      InferStatus::kInferSuccess);
+  ASSERT_EQ(CreateCat(1)->Forward(
+                {IotaFrom({1, 1, 1}, 1), IotaFrom({2, 1, 1}, 2), IotaFrom({1, 1, 1}, 9)}, outputs),
+            InferStatus::kInferSuccess);
   EXPECT_EQ(outputs[0]->values(), std::vector<float>({1, 2, 3, 9}));
 }
 
@@ -111,7 +112,8 @@ TEST(Cat, InputChecksAreReported) {
   auto layer = CreateCat(1);
   std::vector<sftensor> outputs(2), none;
   EXPECT_EQ(layer->Forward({}, outputs), InferStatus::kInferFailedInputEmpty);
-  EXPECT_EQ(layer->Forward({IotaFrom({2}, 0), nullptr}, outputs), InferStatus::kInferFailedInputEmpty);
+  EXPECT_EQ(layer->Forward({IotaFrom({2}, 0), nullptr}, outputs),
+            InferStatus::kInferFailedInputEmpty);
   EXPECT_EQ(layer->Forward({IotaFrom({2}, 0)}, none), InferStatus::kInferFailedOutputEmpty);
   EXPECT_EQ(layer->Forward({IotaFrom({2}, 0), IotaFrom({2}, 0), IotaFrom({2}, 0)}, outputs),
             InferStatus::kInferFailedInputOutSizeMatchError);

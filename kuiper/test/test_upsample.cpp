@@ -9,7 +9,8 @@
 namespace kuiper {
 namespace {
 
-const std::string kUpsampleData = std::string(KUIPER_SOURCE_DIR) + "/kuiper/test/data/layers/light/";
+const std::string kUpsampleData =
+    std::string(KUIPER_SOURCE_DIR) + "/kuiper/test/data/layers/light/";
 
 RuntimeOperator UpsampleOp(const std::string& mode, RuntimeParameter align_corners,
                            RuntimeParameter scale_factor, RuntimeParameter size) {
@@ -25,7 +26,8 @@ RuntimeOperator UpsampleOp(const std::string& mode, RuntimeParameter align_corne
 
 void ExpectUpsampleMatchesTorch(const RuntimeOperator& op, const std::string& name) {
   const std::vector<sftensor> inputs = NpyToBatch(LoadNpy(kUpsampleData + "upsample_input.npy"));
-  const std::vector<sftensor> expected = NpyToBatch(LoadNpy(kUpsampleData + "upsample_" + name + ".npy"));
+  const std::vector<sftensor> expected =
+      NpyToBatch(LoadNpy(kUpsampleData + "upsample_" + name + ".npy"));
   std::vector<sftensor> outputs(inputs.size());
   ASSERT_EQ(LayerRegisterer::CreateLayer(op)->Forward(inputs, outputs), InferStatus::kInferSuccess);
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -38,17 +40,17 @@ const RuntimeParameter kNone = std::monostate{};
 
 TEST(Upsample, NearestScale2MatchesTorch) {
   ExpectUpsampleMatchesTorch(UpsampleOp("nearest", false, std::vector<float>{2, 2}, kNone),
-                     "nearest_scale2");
+                             "nearest_scale2");
 }
 
 TEST(Upsample, NearestFractionalScaleMatchesTorch) {
   ExpectUpsampleMatchesTorch(UpsampleOp("nearest", kNone, std::vector<float>{1.5f, 2.5f}, kNone),
-                     "nearest_scale_1_5x2_5");
+                             "nearest_scale_1_5x2_5");
 }
 
 TEST(Upsample, NearestSizeMatchesTorch) {
   ExpectUpsampleMatchesTorch(UpsampleOp("nearest", kNone, kNone, std::vector<int>{8, 3}),
-                     "nearest_size_8x3");
+                             "nearest_size_8x3");
 }
 
 TEST(Upsample, BilinearHalfPixelMatchesTorch) {
@@ -57,14 +59,14 @@ TEST(Upsample, BilinearHalfPixelMatchesTorch) {
 
 TEST(Upsample, BilinearAlignCornersMatchesTorch) {
   ExpectUpsampleMatchesTorch(UpsampleOp("bilinear", true, std::vector<float>{2, 2}, kNone),
-                     "bilinear_scale2_corners");
+                             "bilinear_scale2_corners");
 }
 
 TEST(Upsample, BilinearSizeMatchesTorch) {
   ExpectUpsampleMatchesTorch(UpsampleOp("bilinear", false, kNone, std::vector<int>{9, 4}),
-                     "bilinear_size_9x4");
+                             "bilinear_size_9x4");
   ExpectUpsampleMatchesTorch(UpsampleOp("bilinear", true, kNone, std::vector<int>{9, 4}),
-                     "bilinear_size_9x4_corners");
+                             "bilinear_size_9x4_corners");
 }
 
 TEST(Upsample, InterpolateIsRegistered) {

@@ -83,7 +83,8 @@ TEST(View, ElementCountMismatchIsAShapeError) {
 TEST(View, BatchDimensionMustMatchTheBatch) {
   auto layer = CreateView({1, -1});
   std::vector<sftensor> outputs(2);
-  EXPECT_EQ(layer->Forward({IotaTensor({4}), IotaTensor({4})}, outputs), InferStatus::kInferFailedShapeError);
+  EXPECT_EQ(layer->Forward({IotaTensor({4}), IotaTensor({4})}, outputs),
+            InferStatus::kInferFailedShapeError);
 }
 
 TEST(View, InputChecksAreReported) {

@@ -193,8 +193,7 @@ TEST(Conformance, SupportedOnnxNodeTestsPass) {
       kTolerance, must_fail.empty() ? "none" : fmt::format("{}", fmt::join(must_fail, ", ")));
   std::string unsupported = "\n## Unsupported (tests per missing operator)\n\n";
   for (const auto& [op, n] : unsupported_ops) unsupported += fmt::format("- {}: {}\n", op, n);
-  std::ofstream(test::BinaryDir() + "/onnx_conformance.md")
-      << summary << table << unsupported;
+  std::ofstream(test::BinaryDir() + "/onnx_conformance.md") << summary << table << unsupported;
   std::cout << summary;
   EXPECT_TRUE(must_fail.empty()) << "must-pass tests failing: "
                                  << fmt::format("{}", fmt::join(must_fail, ", "));
