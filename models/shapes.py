@@ -178,7 +178,7 @@ def detection_image(seed):
     boxes, classes = [], []
     for _ in range(int(rng.integers(1, 6))):
         for _attempt in range(20):
-            r = rng.uniform(0.07, 0.22) * min(h, w)
+            r = rng.uniform(0.08, 0.3) * min(h, w)
             cx, cy = rng.uniform(r, w - r), rng.uniform(r, h - r)
             guess = (cx - r, cy - r, cx + r, cy + r)
             if all(_iou(guess, b) <= 0.15 for b in boxes):
