@@ -1,11 +1,12 @@
 """The two networks trained on models/shapes.py's images (tools/train_shapes.py).
 
-    shapes_resnet18   torchvision's ResNet18, 5 classes, 64x64 input (CLASSIFY_INPUT)
+    shapes_resnet18   torchvision's ResNet18, 5 classes, 32x32 input (CLASSIFY_INPUT)
     shapes_yolov5     models/yolov5s.py's YOLOv5 at half YOLOv5n's width (width 0.125,
                       depth 0.33: channels 8..128), 5 classes, 96x96 input
-                      (DETECT_INPUT), the same Detect head and anchors as YOLOv5s
+                      (DETECT_INPUT), the same Detect head and anchor logic as
+                      YOLOv5s, with anchors sized for the shapes (ANCHORS)
 
-Input sizes are small so that both train on two CPU cores in a few minutes; the
+Input sizes are small so that both train in 4 minutes on two CPU cores; the
 CLI reads the size from the exported graph, so nothing else needs to know it.
 """
 import math

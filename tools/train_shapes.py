@@ -5,8 +5,9 @@
                                            [--force] [--threads 2]
 
 Models made here, from images models/shapes.py draws (nothing is downloaded):
-  <out>/shapes_resnet18/   ResNet18 (torchvision), 64x64, circle/square/triangle/star/cross
-  <out>/shapes_yolov5/     YOLOv5 (models/yolov5s.py) at width 0.125, depth 0.33, 96x96
+  <out>/shapes_resnet18/   ResNet18 (torchvision), 32x32, circle/square/triangle/star/cross
+  <out>/shapes_yolov5/     YOLOv5 (models/yolov5s.py) at width 0.125, depth 0.33, 96x96,
+                           anchors for the shapes' sizes (models/shapes_nets.py)
 each with:
   NAME.pt                        the trained state_dict
   NAME.pnnx.param, NAME.pnnx.bin the exported graph (BatchNorm folded), as tools/make_models.py
@@ -18,8 +19,9 @@ each with:
   about.txt                      one line on how it was trained and what it scores
 
 Trained once: a model whose files all exist is skipped (--force retrains).
-Seeds are fixed, training runs on `--threads` threads (results may differ in the
-last bits with another thread count or CPU). The score in about.txt is PyTorch's on
+Seeds are fixed. With --threads 2 (the default) the two models train at once,
+each in its own process on one thread; results may differ in the last bits with
+another thread count or CPU. The score in about.txt is PyTorch's on
 the held-out "test" split; tools/eval_shapes.py measures it again through the engine.
 """
 import argparse
@@ -52,7 +54,7 @@ import shapes_metrics as metrics  # noqa: E402
 # (final_project/README.md, "The trained models", has the measured scores):
 # the recipe still needs work (learning rate, steps per CPU second).
 CLASSIFY = dict(images=8000, epochs=4, batch=64, lr=3e-3, ema=0.99)
-DETECT = dict(images=4000, epochs=12, batch=32, lr=5e-3, ema=0.99)
+DETECT = dict(images=4000, epochs=10, batch=32, lr=5e-3, ema=0.99)
 # Held-out images scored after training (the first of the "test" split).
 TEST_CLASSIFY, TEST_DETECT = 500, 200
 SAMPLES_PER_CLASS, DETECT_SAMPLES = 2, 4
@@ -396,7 +398,8 @@ def main(argv=None):
                                   + common) for only in ("classifier", "detector")]
         status = max(p.wait() for p in procs)
         cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
-        print("done in %.0f s wall, %.0f s CPU" % (time.time() - t0, cpu.ru_utime + cpu.ru_stime))
+        print("done in %.0f s wall, %.0f s CPU (both processes and this one)" % (
+            time.time() - t0, cpu.ru_utime + cpu.ru_stime + time.process_time()))
         return status
     if args.epochs:
         CLASSIFY["epochs"], DETECT["epochs"] = args.epochs
