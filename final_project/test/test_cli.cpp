@@ -279,6 +279,9 @@ float Iou(const Row& a, const Row& b) {
 // wrote beside it (data/shapes.boxes.txt): the trained detector finds each of
 // them, of the right class and overlapping the truth by IoU >= 0.5, and nothing else.
 TEST(Cli, DetectFindsEachShapeOfTheDefaultImage) {
+  const std::string model = kShapeModels + "/shapes_yolov5/shapes_yolov5.pnnx.param";
+  ASSERT_TRUE(std::filesystem::is_regular_file(model))
+      << model << " is missing: run /usr/bin/python3 tools/train_shapes.py in " << kRoot;
   const std::string path = TempPath("shapes.png");
   const Outcome o = Kuiper("detect " + kImage + " --out " + path);
   ASSERT_EQ(o.status, 0) << o.err;
