@@ -109,15 +109,16 @@ def draw_shape(img, cls, cx, cy, radius, rng, colour, angle=None):
 
 
 def _occlude(img, box, rng, avoid):
-    """A bar of another colour across part of a box (at most about a third of it)."""
+    """A bar of another colour across part of a box, 6%..18% of its width (or height):
+    wider bars made a star with a bar across it look like a cross, even to a person."""
     x1, y1, x2, y2 = box
     w, h = x2 - x1, y2 - y1
     if rng.random() < 0.5:  # vertical bar
-        bw = rng.uniform(0.1, 0.3) * w
+        bw = rng.uniform(0.06, 0.18) * w
         bx = rng.uniform(x1 - bw / 2, x2 - bw / 2)
         p1, p2 = (bx, y1 - 0.2 * h), (bx + bw, y2 + 0.2 * h)
     else:
-        bh = rng.uniform(0.1, 0.3) * h
+        bh = rng.uniform(0.06, 0.18) * h
         by = rng.uniform(y1 - bh / 2, y2 - bh / 2)
         p1, p2 = (x1 - 0.2 * w, by), (x2 + 0.2 * w, by + bh)
     cv2.rectangle(img, tuple(int(round(v)) for v in p1), tuple(int(round(v)) for v in p2),
@@ -167,8 +168,9 @@ def detection_image(seed):
     """(RGB uint8 image, boxes float32 (n, 4) x1 y1 x2 y2 in pixels, classes int64 (n,)).
 
     Sides are 128..320 px with an aspect ratio up to 4:3 either way, so the
-    letterbox really scales and pads. Shapes have radii of 7%..22% of the
-    shorter side, lie fully inside the image, and overlap a previous box by an
+    letterbox really scales and pads. Shapes have radii of 8%..30% of the
+    shorter side (at least 6 px at the detector's 96-pixel input, and as large
+    as the star of final_project/data/shapes.png), lie fully inside the image, and overlap a previous box by an
     IoU of at most 0.15 (later shapes are drawn on top)."""
     rng = np.random.default_rng([seed, 2])
     long_side = int(rng.integers(128, 321))
@@ -178,7 +180,7 @@ def detection_image(seed):
     boxes, classes = [], []
     for _ in range(int(rng.integers(1, 6))):
         for _attempt in range(20):
-            r = rng.uniform(0.07, 0.22) * min(h, w)
+            r = rng.uniform(0.08, 0.3) * min(h, w)
             cx, cy = rng.uniform(r, w - r), rng.uniform(r, h - r)
             guess = (cx - r, cy - r, cx + r, cy + r)
             if all(_iou(guess, b) <= 0.15 for b in boxes):

@@ -4,7 +4,8 @@ trained models know (models/shapes.py), 640x480 (not square, so `kuiper detect`
 really letterboxes). A large star sits in the middle, where `kuiper classify`
 crops; a circle, a square, a triangle and a cross sit in the corners, for
 `kuiper detect`. Drawn with the training images' own code, on a plain gradient
-(no noise, so the PNG stays small); it regenerates byte for byte:
+(no noise, so the PNG stays small), with the shapes' boxes beside it in
+shapes.boxes.txt (the truth the detector test checks); both regenerate byte for byte:
 
     /usr/bin/python3 final_project/data/make_shapes.py
 """
@@ -21,7 +22,11 @@ sys.path.insert(0, ROOT)
 from models import shapes  # noqa: E402
 
 WIDTH, HEIGHT = 640, 480
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "shapes.png")
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "shapes.png")
+# The truth for the detector test (Cli.DetectFindsEachShapeOfTheDefaultImage):
+# one line per shape, "class x1 y1 x2 y2" in pixels, the drawn outline's box.
+BOXES = os.path.join(HERE, "shapes.boxes.txt")
 
 # (class, centre x, centre y, radius, angle in degrees, RGB colour)
 LAYOUT = (
@@ -39,12 +44,16 @@ def main():
     top, bottom = np.array([200, 225, 250], np.float32), np.array([120, 170, 110], np.float32)
     img = np.ascontiguousarray(np.broadcast_to(top * (1 - t) + bottom * t, (HEIGHT, WIDTH, 3)))
     rng = np.random.default_rng(0)  # the shapes' own proportions (star points, cross arms)
+    lines = []
     for name, cx, cy, r, angle, colour in LAYOUT:
-        shapes.draw_shape(img, shapes.CLASSES.index(name), cx, cy, r, rng, np.array(colour),
-                          angle=math.radians(angle))
+        box = shapes.draw_shape(img, shapes.CLASSES.index(name), cx, cy, r, rng, np.array(colour),
+                                angle=math.radians(angle))
+        lines.append("%s %.1f %.1f %.1f %.1f\n" % ((name,) + tuple(box)))
     rgb = np.clip(img + 0.5, 0, 255).astype(np.uint8)
     cv2.imwrite(OUT, cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR))
-    print("wrote %s (%d bytes)" % (OUT, os.path.getsize(OUT)))
+    with open(BOXES, "w") as f:
+        f.writelines(lines)
+    print("wrote %s (%d bytes) and %s" % (OUT, os.path.getsize(OUT), BOXES))
 
 
 if __name__ == "__main__":

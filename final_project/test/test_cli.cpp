@@ -5,12 +5,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <opencv2/imgcodecs.hpp>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "kuiper/graph.hpp"
 #include "kuiper/npy.hpp"
@@ -236,6 +239,67 @@ TEST(Cli, ClassifyUsesTheTrainedShapeClassifierAndSaysSo) {
             std::string::npos)
       << o.out;
   EXPECT_NE(o.out.find("\n   1      3  star "), std::string::npos) << o.out;
+}
+
+// One row of `kuiper detect`'s table: class, score, x1 y1 x2 y2 (image pixels).
+struct Row {
+  std::string name;
+  float score = 0, x1 = 0, y1 = 0, x2 = 0, y2 = 0;
+};
+
+// The rows after the table's header line ("class score x1 y1 x2 y2").
+std::vector<Row> DetectionRows(const std::string& out) {
+  std::vector<Row> rows;
+  std::istringstream lines(out);
+  std::string line;
+  bool table = false;
+  while (std::getline(lines, line)) {
+    if (line.rfind("class ", 0) == 0) {
+      table = true;
+      continue;
+    }
+    Row r;
+    std::istringstream fields(line);
+    if (table && fields >> r.name >> r.score >> r.x1 >> r.y1 >> r.x2 >> r.y2) rows.push_back(r);
+  }
+  return rows;
+}
+
+float Iou(const Row& a, const Row& b) {
+  const float w = std::max(0.f, std::min(a.x2, b.x2) - std::max(a.x1, b.x1));
+  const float h = std::max(0.f, std::min(a.y2, b.y2) - std::max(a.y1, b.y1));
+  const float inter = w * h;
+  return inter / ((a.x2 - a.x1) * (a.y2 - a.y1) + (b.x2 - b.x1) * (b.y2 - b.y1) - inter);
+}
+
+// The default image holds one shape of each kind, whose boxes make_shapes.py
+// wrote beside it (data/shapes.boxes.txt): the trained detector finds each of
+// them, of the right class and overlapping the truth by IoU >= 0.5, and nothing else.
+TEST(Cli, DetectFindsEachShapeOfTheDefaultImage) {
+  const std::string model = kShapeModels + "/shapes_yolov5/shapes_yolov5.pnnx.param";
+  ASSERT_TRUE(std::filesystem::is_regular_file(model))
+      << model << " is missing: run /usr/bin/python3 tools/train_shapes.py in " << kRoot;
+  const std::string path = TempPath("shapes.png");
+  const Outcome o = Kuiper("detect " + kImage + " --out " + path);
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(o.out.find("shapes_yolov5.pnnx.param"), std::string::npos) << o.out;
+  const std::vector<Row> got = DetectionRows(o.out);
+  std::vector<Row> truth;
+  std::istringstream boxes(ReadFile(kRoot + "/final_project/data/shapes.boxes.txt"));
+  for (Row r; boxes >> r.name >> r.x1 >> r.y1 >> r.x2 >> r.y2;) truth.push_back(r);
+  ASSERT_EQ(truth.size(), 5u) << "final_project/data/shapes.boxes.txt: one line per shape";
+  EXPECT_EQ(got.size(), truth.size()) << o.out;
+  for (const Row& want : truth) {
+    float best = 0;
+    for (const Row& d : got) {
+      if (d.name == want.name) best = std::max(best, Iou(d, want));
+    }
+    EXPECT_GE(best, 0.5f) << "no " << want.name << " box overlaps the truth (" << want.x1 << " "
+                          << want.y1 << " " << want.x2 << " " << want.y2 << ") by IoU 0.5: "
+                          << "the detector is not trained enough (tools/train_shapes.py, DETECT)\n"
+                          << o.out;
+  }
+  std::filesystem::remove(path);
 }
 
 TEST(Cli, ClassifyPrintsTopKAndSaysTheWeightsAreSeeded) {
