@@ -85,9 +85,11 @@ void DrawDetection(cv::Mat& bgr, const Detection& d, const std::string& label) {
   // The label sits above the box, or inside it when the box touches the top.
   const int y =
       top_left.y - text.height - baseline >= 0 ? top_left.y : top_left.y + text.height + baseline;
-  cv::rectangle(bgr, cv::Point(top_left.x, y - text.height - baseline),
-                cv::Point(top_left.x + text.width, y), colour, cv::FILLED);
-  cv::putText(bgr, label, cv::Point(top_left.x, y - baseline), cv::FONT_HERSHEY_SIMPLEX, font_scale,
+  // It starts at the box's left edge, moved left when it would run past the image's right edge.
+  const int x = std::max(0, std::min(top_left.x, bgr.cols - text.width));
+  cv::rectangle(bgr, cv::Point(x, y - text.height - baseline), cv::Point(x + text.width, y), colour,
+                cv::FILLED);
+  cv::putText(bgr, label, cv::Point(x, y - baseline), cv::FONT_HERSHEY_SIMPLEX, font_scale,
               cv::Scalar(255, 255, 255), thickness, cv::LINE_AA);
 }
 
