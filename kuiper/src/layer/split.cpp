@@ -128,6 +128,30 @@ class SplitLayer : public Layer {
   std::vector<int> values_;
 };
 
+// torch.chunk is torch.split with pieces of ceil(size/chunks); that size is
+// known at run time only, so the layer works it out from `chunks` each run.
+class ChunkLayer : public Layer {
+ public:
+  ChunkLayer(int dim, int chunks) : Layer("Chunk"), dim_(dim), chunks_(chunks) {}
+
+  InferStatus Forward(const std::vector<sftensor>& inputs,
+                      std::vector<sftensor>& outputs) override {
+    if (inputs.empty() || !inputs[0] || inputs[0]->empty()) {
+      return InferStatus::kInferFailedInputEmpty;
+    }
+    const std::vector<uint32_t>& raw = inputs[0]->raw_shapes();
+    const int rank = static_cast<int>(raw.size());
+    const int dim = dim_ < 0 ? dim_ + rank + 1 : dim_;
+    if (dim < 1 || dim > rank) return InferStatus::kInferFailedShapeError;
+    const int size = static_cast<int>(raw[dim - 1]);
+    SplitLayer split(dim_, SplitKind::kEvenSize, {(size + chunks_ - 1) / chunks_});
+    return split.Forward(inputs, outputs);
+  }
+
+ private:
+  int dim_, chunks_;
+};
+
 LayerError Fail(const RuntimeOperator& op, const std::string& why) {
   return LayerError(fmt::format("operator '{}' ({}): {}", op.name, op.type, why));
 }
@@ -165,28 +189,6 @@ std::unique_ptr<Layer> CreateChunk(const RuntimeOperator& op) {
   const int dim = SplitDim(op);
   const int chunks = op.param<int>("chunks");
   if (chunks < 1) throw Fail(op, fmt::format("chunks={} must be >= 1", chunks));
-  // torch.chunk is torch.split with pieces of ceil(size/chunks); that size is
-  // known at run time only, so the layer works it out from `chunks`.
-  class ChunkLayer : public Layer {
-   public:
-    ChunkLayer(int dim, int chunks) : Layer("Chunk"), dim_(dim), chunks_(chunks) {}
-    InferStatus Forward(const std::vector<sftensor>& inputs,
-                        std::vector<sftensor>& outputs) override {
-      if (inputs.empty() || !inputs[0] || inputs[0]->empty()) {
-        return InferStatus::kInferFailedInputEmpty;
-      }
-      const std::vector<uint32_t>& raw = inputs[0]->raw_shapes();
-      const int rank = static_cast<int>(raw.size());
-      const int dim = dim_ < 0 ? dim_ + rank + 1 : dim_;
-      if (dim < 1 || dim > rank) return InferStatus::kInferFailedShapeError;
-      const int size = static_cast<int>(raw[dim - 1]);
-      SplitLayer split(dim_, SplitKind::kEvenSize, {(size + chunks_ - 1) / chunks_});
-      return split.Forward(inputs, outputs);
-    }
-
-   private:
-    int dim_, chunks_;
-  };
   return std::make_unique<ChunkLayer>(dim, chunks);
 }
 
