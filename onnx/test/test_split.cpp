@@ -19,8 +19,9 @@ std::vector<float> Range(int n) {
 std::vector<std::vector<float>> RunAll(const pnnx::Graph& graph, const std::vector<float>& input) {
   RuntimeGraph runtime(graph, "test");
   runtime.Build();
-  const auto outputs =
-      runtime.Forward({ValuesToBatch(input, runtime.input_operators()[0]->output_operand->shapes)});
+  const std::vector<std::vector<sftensor>> inputs = {
+      ValuesToBatch(input, runtime.input_operators()[0]->output_operand->shapes)};
+  const auto outputs = runtime.Forward(inputs);
   std::vector<std::vector<float>> values;
   for (const auto& batch : outputs) values.push_back(BatchToValues(batch));
   return values;
