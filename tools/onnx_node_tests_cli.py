@@ -84,7 +84,11 @@ def run_test(kuiper, directory, supported, tolerance, timeout):
         if not inputs:
             row.update(status="not run", detail="no inputs")
             return row
-        args += ["--expect", *expect, "--tolerance", str(tolerance)]
+        # One --expect per output: a list after one flag would swallow nothing
+        # past the first and leave the rest to the INPUT positional.
+        for path in expect:
+            args += ["--expect", path]
+        args += ["--tolerance", str(tolerance)]
         try:
             proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
