@@ -211,6 +211,8 @@ int Detect(const DetectOptions& options) {
 
 int Run(const RunOptions& options) {
   const ModelFiles files = ResolveModel(options.model);
+  // The file messages name: an ONNX model has no .pnnx.param.
+  const std::string& model_file = files.onnx.empty() ? files.param : files.onnx;
   for (const std::string& path : options.inputs) RequireExtension(path, ".npy", "input");
   for (const std::string& path : options.outputs) RequireExtension(path, ".npy", "output");
   for (const std::string& path : options.expect) RequireExtension(path, ".npy", "reference");
@@ -226,7 +228,7 @@ int Run(const RunOptions& options) {
   const auto& input_ops = graph->input_operators();
   const auto& output_ops = graph->output_operators();
   if (arrays.size() != input_ops.size()) {
-    throw Error(fmt::format("model {} has {} input(s), got {} .npy file(s)", files.param,
+    throw Error(fmt::format("model {} has {} input(s), got {} .npy file(s)", model_file,
                             input_ops.size(), arrays.size()));
   }
   // Each array as the model declares its input: with a batch axis only where
@@ -239,15 +241,14 @@ int Run(const RunOptions& options) {
   for (const auto* list : {&options.outputs, &options.expect}) {
     if (!list->empty() && list->size() != output_ops.size()) {
       throw Error(fmt::format("model {} has {} output(s): give as many -o / --expect files, got {}",
-                              files.param, output_ops.size(), list->size()));
+                              model_file, output_ops.size(), list->size()));
     }
   }
   const auto start = std::chrono::steady_clock::now();
   const std::vector<std::vector<sftensor>> outputs = graph->Forward(inputs);
   const std::chrono::duration<double, std::milli> elapsed =
       std::chrono::steady_clock::now() - start;
-  fmt::print("{}: batch {}, forward {:.1f} ms\n", files.param, inputs.at(0).size(),
-             elapsed.count());
+  fmt::print("{}: batch {}, forward {:.1f} ms\n", model_file, inputs.at(0).size(), elapsed.count());
 
   std::vector<std::string> mismatches;
   for (size_t i = 0; i < outputs.size(); ++i) {
