@@ -54,8 +54,12 @@ int SquareImageSide(const RuntimeGraph& graph, const ModelFiles& files) {
 }
 
 std::string ShapeText(const RuntimeOperator& op) {
-  if (op.output_operand == nullptr) return "-";
-  return fmt::format("({})", fmt::join(op.output_operand->shapes, ","));
+  if (op.output_operands.empty()) return "-";
+  std::vector<std::string> shapes;  // one per output: torch.split has several
+  for (const RuntimeOperand* operand : op.output_operands) {
+    shapes.push_back(fmt::format("({})", fmt::join(operand->shapes, ",")));
+  }
+  return fmt::format("{}", fmt::join(shapes, " "));
 }
 
 std::string ShapeText(const std::vector<int64_t>& shape) {
@@ -209,40 +213,50 @@ int Detect(const DetectOptions& options) {
 
 int Run(const RunOptions& options) {
   const ModelFiles files = ResolveModel(options.model);
+  // The file messages name: an ONNX model has no .pnnx.param.
+  const std::string& model_file = files.onnx.empty() ? files.param : files.onnx;
   for (const std::string& path : options.inputs) RequireExtension(path, ".npy", "input");
   for (const std::string& path : options.outputs) RequireExtension(path, ".npy", "output");
   for (const std::string& path : options.expect) RequireExtension(path, ".npy", "reference");
   if (!(options.tolerance >= 0)) {
     throw UsageError(fmt::format("--tolerance {} is not >= 0", options.tolerance));
   }
-  std::vector<std::vector<sftensor>> inputs;
-  for (const std::string& path : options.inputs) inputs.push_back(NpyToBatch(LoadNpy(path)));
+  std::vector<NpyArray> arrays;
+  for (const std::string& path : options.inputs) arrays.push_back(LoadNpy(path));
   std::vector<NpyArray> references;
   for (const std::string& path : options.expect) references.push_back(LoadNpy(path));
 
   std::unique_ptr<RuntimeGraph> graph = BuildGraph(files);
   const auto& input_ops = graph->input_operators();
   const auto& output_ops = graph->output_operators();
-  if (inputs.size() != input_ops.size()) {
-    throw Error(fmt::format("model {} has {} input(s), got {} .npy file(s)", files.param,
-                            input_ops.size(), inputs.size()));
+  if (arrays.size() != input_ops.size()) {
+    throw Error(fmt::format("model {} has {} input(s), got {} .npy file(s)", model_file,
+                            input_ops.size(), arrays.size()));
+  }
+  // Each array as the model declares its input: with a batch axis only where
+  // the model has one (ArrayToInput, kuiper/npy.hpp).
+  std::vector<std::vector<sftensor>> inputs;
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    inputs.push_back(ArrayToInput(arrays[i], *input_ops[i]->output_operand,
+                                  fmt::format("{} ({})", input_ops[i]->name, options.inputs[i])));
   }
   for (const auto* list : {&options.outputs, &options.expect}) {
     if (!list->empty() && list->size() != output_ops.size()) {
       throw Error(fmt::format("model {} has {} output(s): give as many -o / --expect files, got {}",
-                              files.param, output_ops.size(), list->size()));
+                              model_file, output_ops.size(), list->size()));
     }
   }
   const auto start = std::chrono::steady_clock::now();
   const std::vector<std::vector<sftensor>> outputs = graph->Forward(inputs);
   const std::chrono::duration<double, std::milli> elapsed =
       std::chrono::steady_clock::now() - start;
-  fmt::print("{}: batch {}, forward {:.1f} ms\n", files.param, inputs.at(0).size(),
-             elapsed.count());
+  fmt::print("{}: batch {}, forward {:.1f} ms\n", model_file, inputs.at(0).size(), elapsed.count());
 
   std::vector<std::string> mismatches;
   for (size_t i = 0; i < outputs.size(); ++i) {
-    const NpyArray result = BatchToNpy(outputs[i]);
+    const std::vector<RuntimeOperand*>& read = output_ops[i]->input_operands;
+    const NpyArray result =
+        read.size() == 1 ? OutputToArray(outputs[i], *read[0]) : BatchToNpy(outputs[i]);
     fmt::print("output {} ('{}'): shape {}\n", i, output_ops[i]->name, ShapeText(result.shape));
     if (!options.outputs.empty()) {
       SaveNpy(options.outputs[i], result);

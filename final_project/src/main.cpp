@@ -94,8 +94,9 @@ int main(int argc, char** argv) {
   detect_cmd->add_option("--out", detect.out, "annotated image to write")->capture_default_str();
 
   RunOptions run;
-  CLI::App* run_cmd =
-      app.add_subcommand("run", "Run any PNNX model on .npy inputs (batch = first dim)");
+  CLI::App* run_cmd = app.add_subcommand("run",
+                                         "Run a PNNX or ONNX model on .npy inputs of the shapes it "
+                                         "declares (dim 0 the batch where it has one)");
   run_cmd->add_option("MODEL", run.model, "model: .pnnx.param (its .pnnx.bin beside it) or .onnx")
       ->required();
   run_cmd->add_option("INPUT", run.inputs, "one .npy per model input")->required();

@@ -124,6 +124,71 @@ TEST(Cli, RunsAnOnnxModelThroughTheImporter) {
   EXPECT_NE(o.out.find(": ok"), std::string::npos) << o.out;
 }
 
+// Inputs as declared (issue 16): ONNX's test_matmul_2d takes A (3,4) and
+// B (4,3), no batch axis. Each array goes in with its full shape.
+const std::string kMatmul2d = "/usr/share/libonnx-testdata/data/node/test_matmul_2d/model.onnx";
+
+// A row-major array of `shape` holding first, first+1, ...
+NpyArray Counting(const std::vector<int64_t>& shape, float first = 0) {
+  NpyArray array;
+  array.shape = shape;
+  int64_t count = 1;
+  for (int64_t d : shape) count *= d;
+  for (int64_t i = 0; i < count; ++i) array.data.push_back(first + static_cast<float>(i));
+  return array;
+}
+
+TEST(Cli, RunFeedsAMatmulItsTwoDimensionalInputsAsDeclared) {
+  const NpyArray a = Counting({3, 4}), b = Counting({4, 3}, -5);
+  SaveNpy(TempPath("a.npy"), a);
+  SaveNpy(TempPath("b.npy"), b);
+  const std::string out = TempPath("c.npy");
+  const Outcome o =
+      Kuiper("run " + kMatmul2d + " " + TempPath("a.npy") + " " + TempPath("b.npy") + " -o " + out);
+  ASSERT_EQ(o.status, 0) << o.err << " (see final_project/README.md, kuiper run)";
+  const NpyArray c = LoadNpy(out);
+  ASSERT_EQ(c.shape, (std::vector<int64_t>{3, 3})) << "the output as ONNX declares it, no batch";
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      float want = 0;  // the naive product
+      for (int k = 0; k < 4; ++k) want += a.data[i * 4 + k] * b.data[k * 3 + j];
+      EXPECT_FLOAT_EQ(c.data[i * 3 + j], want) << "C[" << i << "][" << j << "]";
+    }
+  }
+}
+
+TEST(Cli, RunRefusesAnArrayOfAnotherShapeThanDeclared) {
+  SaveNpy(TempPath("a.npy"), Counting({3, 4}));
+  SaveNpy(TempPath("b.npy"), Counting({3, 4}));  // B is declared (4,3)
+  const Outcome o = Kuiper("run " + kMatmul2d + " " + TempPath("a.npy") + " " + TempPath("b.npy"));
+  EXPECT_EQ(o.status, 1);
+  ExpectOneErrorLine(o, "is declared (4,3)");
+}
+
+TEST(Cli, RunsAPnnxOperatorWithThreeOutputs) {
+  // torch.tensor_split(x, 3, dim=1) as the real pnnx writes it (one line, three
+  // outputs), its pieces used out of order: cat(relu(p0), p2, p1).
+  const std::string text =
+      "7767517\n5 6\n"
+      "pnnx.Input in 0 1 0 #0=(1,6)f32\n"
+      "torch.tensor_split split 1 3 0 1 2 3 dim=1 sections=3\n"
+      "nn.ReLU relu 1 1 1 4\n"
+      "torch.cat cat 3 1 4 3 2 5 dim=1\n"
+      "pnnx.Output out 1 0 5\n";
+  const std::string param = TempPath("split.pnnx.param");
+  std::ofstream(param) << text;
+  // No weights: the .bin is an empty zip (its end-of-central-directory record alone).
+  std::ofstream(TempPath("split.pnnx.bin"), std::ios::binary)
+      << std::string("PK\x05\x06", 4) << std::string(18, '\0');
+  NpyArray x = Counting({1, 6}, -3);  // -3 -2 | -1 0 | 1 2
+  SaveNpy(TempPath("x.npy"), x);
+  const Outcome o = Kuiper("run " + param + " " + TempPath("x.npy") + " -o " + TempPath("y.npy"));
+  ASSERT_EQ(o.status, 0) << o.err;
+  const NpyArray y = LoadNpy(TempPath("y.npy"));
+  EXPECT_EQ(y.shape, (std::vector<int64_t>{1, 6}));
+  EXPECT_EQ(y.data, (std::vector<float>{0, 0, 1, 2, -1, 0}));
+}
+
 TEST(Cli, ConvertWritesAPnnxModelThatRunsTheSame) {
   const std::string dir = kRoot + "/build/models/resnet18/";
   const std::string param = TempPath("converted.pnnx.param");
@@ -174,7 +239,7 @@ TEST(Cli, MismatchedInputShapeIsOneErrorLine) {
   const Outcome o =
       Kuiper("run " + kFixtures + "tiny_net.pnnx.param " + kFixtures + "tiny_groupconv.input.npy");
   EXPECT_EQ(o.status, 1);
-  ExpectOneErrorLine(o, "expects tensors of shape (3,16,16)");
+  ExpectOneErrorLine(o, "is declared (1,3,16,16)");
 }
 
 TEST(Cli, UnknownSubcommandIsAUsageError) {

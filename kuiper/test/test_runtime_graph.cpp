@@ -64,7 +64,9 @@ TEST_P(ModelTopology, EdgesFollowTheOperands) {
     for (const RuntimeOperator* producer : op->input_operators) {
       bool feeds = false;
       for (const RuntimeOperand* operand : op->input_operands) {
-        feeds = feeds || operand == producer->output_operand;
+        for (const RuntimeOperand* output : producer->output_operands) {
+          feeds = feeds || operand == output;
+        }
       }
       EXPECT_TRUE(feeds) << producer->name << " is listed as an input of " << op->name;
     }

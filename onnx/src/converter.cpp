@@ -222,6 +222,7 @@ const std::map<std::string, Converter::NodeConverter>& Converter::Table() {
       {"Flatten", &Converter::ConvertReshape},
       {"Reshape", &Converter::ConvertReshape},
       {"Concat", &Converter::ConvertConcat},
+      {"Split", &Converter::ConvertSplit},
       {"Softmax", &Converter::ConvertSoftmax},
       {"Transpose", &Converter::ConvertTranspose},
       {"Gemm", &Converter::ConvertGemm},
@@ -560,6 +561,7 @@ pnnx::Graph Converter::Convert(bool batch_mode, int64_t batch) {
     }
     const int operand = NewOperand(info.name(), EngineShape(shapes_.at(info.name())));
     operand_of_[info.name()] = operand;
+    DeclareUnbatched(operand, shapes_.at(info.name()));
     Emit("pnnx.Input", fmt::format("pnnx_input_{}", input_index++), {}, operand);
   }
   for (const onnx::NodeProto& node : graph.node()) {
@@ -584,6 +586,7 @@ pnnx::Graph Converter::Convert(bool batch_mode, int64_t batch) {
     node_names_[&output] = output.name();
     const int operand = Input(output, 0);
     node_names_.erase(&output);
+    if (shapes_.count(info.name())) DeclareUnbatched(operand, shapes_.at(info.name()));
     Emit("pnnx.Output", fmt::format("pnnx_output_{}", output_index++), {operand}, -1);
   }
   return Pruned();
@@ -701,6 +704,11 @@ std::string Converter::UniqueName(const std::string& base, std::set<std::string>
   for (int k = 1; taken.count(name); ++k) name = fmt::format("{}_{}", Sanitize(base), k);
   taken.insert(name);
   return name;
+}
+
+void Converter::DeclareUnbatched(int operand, const Shape& shape) {
+  if (batch_mode_) return;  // dimension 0 is the batch: the engine shape is the ONNX shape
+  graph_.operands[operand].unbatched_shape = std::vector<int>(shape.begin(), shape.end());
 }
 
 int Converter::NewOperand(const std::string& name, const std::vector<int>& engine_shape) {
@@ -1083,6 +1091,40 @@ void Converter::ConvertConcat(const onnx::NodeProto& node) {
   std::vector<int> inputs;
   for (int k = 0; k < node.input_size(); ++k) inputs.push_back(Input(node, k));
   Emit("torch.cat", NodeName(node), inputs, Output(node)).params["dim"] = IntParam(dim);
+}
+
+// Split (every opset): one torch.split with k outputs. The piece sizes come
+// from the outputs' shapes, which ONNX's shape inference has derived from
+// whichever form the model uses (the `split` attribute before opset 13, the
+// `split` input from 13, `num_outputs` from 18, or equal parts), so one rule
+// covers them all. An empty piece cannot be an engine tensor and is refused.
+void Converter::ConvertSplit(const onnx::NodeProto& node) {
+  const Shape& shape = ShapeOf(node, node.input(0));
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  int64_t axis = AttributeInt(node, "axis", 0);
+  const int dim = EngineAxis(node, axis, shape.size());
+  if (axis < 0) axis += rank;
+  std::vector<int> sizes;
+  for (int j = 0; j < node.output_size(); ++j) {
+    if (node.output(j).empty()) Fail(node, fmt::format("output {} has no name", j));
+    const Shape& piece = ShapeOf(node, node.output(j));
+    if (static_cast<int64_t>(piece.size()) != rank || piece[axis] < 1) {
+      Fail(node, fmt::format("output {} has shape {}: an empty piece or another rank than the "
+                             "input's {}",
+                             j, ShapeText(piece), ShapeText(shape)));
+    }
+    sizes.push_back(static_cast<int>(piece[axis]));
+  }
+  const int input = Input(node, 0);
+  std::vector<int> outputs;
+  for (int j = 0; j < node.output_size(); ++j) outputs.push_back(Output(node, j));
+  pnnx::Operator& op = Emit("torch.split", NodeName(node), {input}, -1);
+  op.outputs = outputs;
+  for (int output : outputs) {
+    graph_.operands[output].producer = static_cast<int>(graph_.operators.size()) - 1;
+  }
+  op.params["dim"] = IntParam(dim);
+  op.params["split_size_or_sections"] = IntsParam(sizes);
 }
 
 void Converter::ConvertSoftmax(const onnx::NodeProto& node) {

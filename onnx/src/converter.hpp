@@ -90,6 +90,10 @@ class Converter {
   // The operand for input `input` of `node`; a constant becomes a pnnx.Attribute.
   int Input(const onnx::NodeProto& node, int input);
   int NewOperand(const std::string& name, const std::vector<int>& engine_shape);
+  // In single-item mode, records on `operand` (a graph input or output) the
+  // ONNX shape the model declares, which the engine holds as (1, shape...):
+  // callers feed and read it without a batch axis (RuntimeOperand::unbatched_shape).
+  void DeclareUnbatched(int operand, const Shape& shape);
   // The operand of the node's output `output`, created with its engine shape.
   int Output(const onnx::NodeProto& node, int output = 0);
   pnnx::Operator& Emit(const std::string& type, const std::string& name,
@@ -119,6 +123,7 @@ class Converter {
   void ConvertSlice(const onnx::NodeProto& node);
   void ConvertReshape(const onnx::NodeProto& node);
   void ConvertConcat(const onnx::NodeProto& node);
+  void ConvertSplit(const onnx::NodeProto& node);
   void ConvertSoftmax(const onnx::NodeProto& node);
   void ConvertTranspose(const onnx::NodeProto& node);
   void ConvertGemm(const onnx::NodeProto& node);

@@ -34,12 +34,15 @@ class Layer {
 
   // Computes outputs from inputs. Inputs of several operands come one operand
   // after another: for operands A and B with batch n, {A0..An-1, B0..Bn-1}.
-  // An output slot may be null or have another shape: the layer then
-  // allocates it.
+  // Outputs likewise: an operator with k output operands (torch.split,
+  // torch.chunk, torch.tensor_split, ONNX Split) gets k*n slots, output 0's n
+  // items first. A layer keeps the number of slots it is given. An output slot
+  // may be null or have another shape: the layer then allocates it.
   virtual InferStatus Forward(const std::vector<sftensor>& inputs,
                               std::vector<sftensor>& outputs) = 0;
 
-  // Runs the layer on its operator's input operands into its output operand.
+  // Runs the layer on its operator's input operands into its output operands
+  // (every one of them, in the order of the operator's line).
   InferStatus Forward();
 
   // Asks the layer to apply `activation` to its own output from now on, so

@@ -10,6 +10,8 @@
 
 namespace kuiper {
 
+struct RuntimeOperand;
+
 // A C-order (row-major) array of floats and its shape.
 struct NpyArray {
   std::vector<int64_t> shape;
@@ -35,5 +37,24 @@ std::vector<sftensor> NpyToBatch(const NpyArray& array);
 // Stacks a batch of equally shaped tensors into an array of shape
 // (N, raw_shapes...). Throws ShapeError if the shapes differ.
 NpyArray BatchToNpy(const std::vector<sftensor>& batch);
+
+// Inputs as the model declares them (`kuiper run MODEL a.npy ...`). The array
+// for graph input `operand` (the output operand of its pnnx.Input) keeps its
+// full shape and is checked against the shape the model declares:
+// - a value without a batch axis (operand.unbatched_shape: an ONNX graph the
+//   importer converts as one item, such as MatMul (3,4) x (4,3)) must have
+//   exactly that shape and becomes one item of the engine's shape;
+// - otherwise dimension 0 is the batch: any size is accepted (the graph runs
+//   at the batch it is given) and the other dimensions must equal the
+//   annotated ones (unknown ones, -1, match anything); the array is split
+//   along dimension 0 as NpyToBatch does.
+// Throws ShapeError naming `input_name` and both shapes when they differ.
+std::vector<sftensor> ArrayToInput(const NpyArray& array, const RuntimeOperand& operand,
+                                   const std::string& input_name);
+
+// The array for a graph output read from `operand` (the operand a pnnx.Output
+// reads): without a batch axis when the model declares it so (the one item,
+// in the declared shape), else BatchToNpy.
+NpyArray OutputToArray(const std::vector<sftensor>& batch, const RuntimeOperand& operand);
 
 }  // namespace kuiper

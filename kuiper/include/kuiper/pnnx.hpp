@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -84,6 +85,10 @@ struct Operand {
   std::vector<int> shape;           // empty unless annotated; -1 for an unknown dim (`?`)
   int producer = -1;                // index of the operator that outputs it
   std::vector<int> consumers;       // operator indices, one entry per use as an input
+  // Set by the ONNX importer for a value of a graph it converts as one batch
+  // item: the shape the ONNX model declares ((3,4) for `shape` (1,3,4)). The
+  // PNNX text has no place for it: Save drops it, files never set it.
+  std::optional<std::vector<int>> unbatched_shape;
 };
 
 struct Operator {

@@ -1,11 +1,18 @@
 // The engine's view of a PNNX graph: operators with typed parameters and
 // weights, connected through operands that carry one tensor per batch item.
+//
+// An operator has any number of output operands (pnnx writes torch.chunk,
+// torch.split and torch.tensor_split as one operator with k outputs; the ONNX
+// importer emits ONNX Split the same way). Each output operand has exactly one
+// producer; the graph allocates every output, and a layer fills all of them
+// (Layer::Forward, layer.hpp).
 #pragma once
 
 #include <fmt/format.h>
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -38,6 +45,12 @@ struct RuntimeOperand {
   std::vector<int> shapes;
   pnnx::DataType type = pnnx::DataType::kNull;
   std::vector<sftensor> datas;
+  // Set when the model declares this value without a batch axis: its shape as
+  // the model file gives it (an ONNX graph converted as one batch item, e.g. a
+  // MatMul input (3,4), held by the engine as `shapes` (1,3,4); a scalar is ()).
+  // Unset: dimension 0 of `shapes` is the batch, as in every PNNX file. Callers
+  // that feed arrays (io/npy.hpp ArrayToInput) check inputs against it.
+  std::optional<std::vector<int>> unbatched_shape;
 };
 
 struct RuntimeOperator {
@@ -47,9 +60,14 @@ struct RuntimeOperator {
 
   // Operands in input order; owned by the graph.
   std::vector<RuntimeOperand*> input_operands;
-  // nullptr for pnnx.Output, which produces nothing.
+  // Outputs in the order of the line; empty for pnnx.Output, which produces
+  // nothing. Owned by the graph.
+  std::vector<RuntimeOperand*> output_operands;
+  // output_operands[0], or nullptr when there is none: the one output of the
+  // usual single-output operator, kept for the code (and the labs' tests) that
+  // reads it.
   RuntimeOperand* output_operand = nullptr;
-  // Operators producing this one's inputs, and consuming its output; each
+  // Operators producing this one's inputs, and consuming its outputs; each
   // listed once, in file order. Edges of the graph, owned by the graph.
   std::vector<RuntimeOperator*> input_operators;
   std::vector<RuntimeOperator*> output_operators;

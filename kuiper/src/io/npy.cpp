@@ -11,7 +11,9 @@
 #include <regex>
 
 #include "kuiper/error.hpp"
+#include "kuiper/graph.hpp"
 #include "kuiper/memory_limit.hpp"
+#include "kuiper/runtime.hpp"
 
 namespace kuiper {
 
@@ -199,6 +201,72 @@ NpyArray BatchToNpy(const std::vector<sftensor>& batch) {
     }
     const std::vector<float> values = tensor->values(/*row_major=*/true);
     array.data.insert(array.data.end(), values.begin(), values.end());
+  }
+  return array;
+}
+
+namespace {
+
+std::string Join(const std::vector<int>& dims) { return fmt::format("({})", fmt::join(dims, ",")); }
+std::string Join(const std::vector<int64_t>& dims) {
+  return fmt::format("({})", fmt::join(dims, ","));
+}
+
+}  // namespace
+
+std::vector<sftensor> ArrayToInput(const NpyArray& array, const RuntimeOperand& operand,
+                                   const std::string& input_name) {
+  if (operand.unbatched_shape) {
+    const std::vector<int>& declared = *operand.unbatched_shape;
+    bool fits = declared.size() == array.shape.size();
+    for (size_t d = 0; fits && d < declared.size(); ++d) {
+      fits = declared[d] < 0 || declared[d] == array.shape[d];
+    }
+    if (!fits) {
+      throw ShapeError(fmt::format("input '{}' is declared {} (no batch axis); got an array of {}",
+                                   input_name, Join(declared), Join(array.shape)));
+    }
+    // The engine holds the whole value as one item of operand.shapes[1..].
+    const std::vector<uint32_t> item = BatchItemShape(operand.shapes);
+    sftensor tensor = TensorCreate(item);
+    if (tensor->size() != array.data.size()) {
+      throw ShapeError(fmt::format(
+          "input '{}': an array of {} has {} values, the engine's {} "
+          "holds {}",
+          input_name, Join(array.shape), array.data.size(), Join(operand.shapes), tensor->size()));
+    }
+    tensor->Fill(array.data, /*row_major=*/true);
+    return {tensor};
+  }
+  const std::vector<int>& declared = operand.shapes;
+  if (!declared.empty()) {
+    bool fits = declared.size() == array.shape.size();
+    for (size_t d = 1; fits && d < declared.size(); ++d) {
+      fits = declared[d] < 0 || declared[d] == array.shape[d];
+    }
+    if (!fits) {
+      std::vector<int> batch_free = declared;
+      batch_free[0] = -1;
+      throw ShapeError(
+          fmt::format("input '{}' is declared {} (dimension 0 the batch, any size: "
+                      "{}); got an array of {}",
+                      input_name, Join(declared), Join(batch_free), Join(array.shape)));
+    }
+  }
+  return NpyToBatch(array);
+}
+
+NpyArray OutputToArray(const std::vector<sftensor>& batch, const RuntimeOperand& operand) {
+  if (!operand.unbatched_shape || batch.size() != 1 || !batch[0]) return BatchToNpy(batch);
+  NpyArray array;
+  array.data = batch[0]->values(/*row_major=*/true);
+  const std::vector<int>& declared = *operand.unbatched_shape;
+  int64_t count = 1;
+  for (int d : declared) count = d < 0 ? -1 : count * d;
+  if (count == static_cast<int64_t>(array.data.size())) {
+    array.shape.assign(declared.begin(), declared.end());
+  } else {  // a dimension the model leaves unknown: the item's own shape
+    for (uint32_t d : batch[0]->raw_shapes()) array.shape.push_back(d);
   }
   return array;
 }

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 #include <glog/logging.h>
 
+#include <algorithm>
 #include <map>
 
 namespace kuiper {
@@ -34,8 +35,27 @@ InferStatus Layer::Forward() {
   for (const RuntimeOperand* operand : runtime_operator_->input_operands) {
     inputs.insert(inputs.end(), operand->datas.begin(), operand->datas.end());
   }
-  CHECK(runtime_operator_->output_operand != nullptr);
-  return Forward(inputs, runtime_operator_->output_operand->datas);
+  const std::vector<RuntimeOperand*>& operands = runtime_operator_->output_operands;
+  CHECK(!operands.empty()) << "layer " << layer_name_ << " has no output operand";
+  // One output: the layer writes straight into the operand's slots.
+  if (operands.size() == 1) return Forward(inputs, operands[0]->datas);
+  // Several: their slots one operand after another, like the inputs, then back.
+  std::vector<sftensor> outputs;
+  for (const RuntimeOperand* operand : operands) {
+    outputs.insert(outputs.end(), operand->datas.begin(), operand->datas.end());
+  }
+  const InferStatus status = Forward(inputs, outputs);
+  if (status != InferStatus::kInferSuccess) return status;
+  size_t next = 0;
+  for (RuntimeOperand* operand : operands) {
+    if (outputs.size() < next + operand->datas.size()) {
+      return InferStatus::kInferFailedOutputEmpty;  // the layer dropped slots
+    }
+    std::copy(outputs.begin() + next, outputs.begin() + next + operand->datas.size(),
+              operand->datas.begin());
+    next += operand->datas.size();
+  }
+  return next == outputs.size() ? status : InferStatus::kInferFailedInputOutSizeMatchError;
 }
 
 void EnsureOutput(sftensor& slot, const std::vector<uint32_t>& shapes) {

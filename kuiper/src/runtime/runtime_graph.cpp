@@ -61,6 +61,7 @@ void RuntimeGraph::Load(bool with_params) {
     runtime_operand->name = operand.name;
     runtime_operand->shapes = operand.shape;
     runtime_operand->type = operand.type;
+    runtime_operand->unbatched_shape = operand.unbatched_shape;
     operands_.push_back(std::move(runtime_operand));
   }
   for (size_t i = 0; i < graph.operators.size(); ++i) {
@@ -74,11 +75,8 @@ void RuntimeGraph::Load(bool with_params) {
       op->attribute = std::move(source.attrs);
     }
     for (int input : source.inputs) op->input_operands.push_back(operands_.at(input).get());
-    if (source.outputs.size() > 1) {
-      throw GraphError(fmt::format("{}:{}: operator {} has {} outputs; the engine supports one",
-                                   param_path_, source.line, Describe(*op), source.outputs.size()));
-    }
-    if (!source.outputs.empty()) op->output_operand = operands_.at(source.outputs[0]).get();
+    for (int output : source.outputs) op->output_operands.push_back(operands_.at(output).get());
+    if (!op->output_operands.empty()) op->output_operand = op->output_operands.front();
     operators_.push_back(std::move(op));
   }
   ConnectOperators();
@@ -89,7 +87,7 @@ void RuntimeGraph::ConnectOperators() {
   inputs_.clear();
   outputs_.clear();
   for (const auto& op : operators_) {
-    if (op->output_operand) producers_[op->output_operand] = op.get();
+    for (const RuntimeOperand* output : op->output_operands) producers_[output] = op.get();
   }
   for (const auto& op : operators_) {
     std::set<RuntimeOperator*> producers;
@@ -219,7 +217,9 @@ void RuntimeGraph::FuseActivations() {
   fused_outputs_.clear();
   for (RuntimeOperator* op : topo_operators_) {
     // The activation must be the only reader of op's output, and read nothing else.
-    if (!op->layer || op->output_operators.size() != 1) continue;
+    if (!op->layer || op->output_operands.size() != 1 || op->output_operators.size() != 1) {
+      continue;
+    }
     RuntimeOperator* next = op->output_operators.front();
     const Activation activation = ActivationOfType(next->type);
     if (activation == Activation::kNone || !next->layer || next->input_operands.size() != 1) {
@@ -241,29 +241,31 @@ void RuntimeGraph::AllocateOutputs(uint32_t batch) {
   }
   std::vector<std::pair<RuntimeOperand*, std::vector<uint32_t>>> known;
   for (const auto& op : operators_) {
-    if (!op->output_operand) continue;
-    RuntimeOperand& operand = *op->output_operand;
-    std::vector<uint32_t> shape;
-    try {
-      shape = BatchItemShape(operand.shapes);
-    } catch (const ShapeError&) {
-      continue;  // unknown shape: the layer allocates on its first run
-    }
-    uint64_t bytes = SaturatingMultiply(batch, sizeof(float));
-    for (uint32_t dim : shape) bytes = SaturatingMultiply(bytes, dim);
-    total += std::min(bytes, std::numeric_limits<uint64_t>::max() - total);  // saturating
-    CheckMemory(total, fmt::format("{}: at batch {}, the weights and the operands up to operand "
-                                   "'{}' ({}), output of {},",
-                                   param_path_, batch, operand.name, fmt::join(operand.shapes, ","),
-                                   Describe(*op)));
-    // A fused activation's output is its producer's tensors: nothing to allocate.
-    if (!IsInput(*op) && !fused_outputs_.count(&operand)) {
-      known.emplace_back(&operand, std::move(shape));
+    for (RuntimeOperand* output : op->output_operands) {
+      RuntimeOperand& operand = *output;
+      std::vector<uint32_t> shape;
+      try {
+        shape = BatchItemShape(operand.shapes);
+      } catch (const ShapeError&) {
+        continue;  // unknown shape: the layer allocates on its first run
+      }
+      uint64_t bytes = SaturatingMultiply(batch, sizeof(float));
+      for (uint32_t dim : shape) bytes = SaturatingMultiply(bytes, dim);
+      total += std::min(bytes, std::numeric_limits<uint64_t>::max() - total);  // saturating
+      CheckMemory(total, fmt::format("{}: at batch {}, the weights and the operands up to operand "
+                                     "'{}' ({}), output of {},",
+                                     param_path_, batch, operand.name,
+                                     fmt::join(operand.shapes, ","), Describe(*op)));
+      // A fused activation's output is its producer's tensors: nothing to allocate.
+      if (!IsInput(*op) && !fused_outputs_.count(&operand)) {
+        known.emplace_back(&operand, std::move(shape));
+      }
     }
   }
   allocated_batch_ = batch;
   for (const auto& op : operators_) {
-    if (op->output_operand && !IsInput(*op)) op->output_operand->datas.assign(batch, nullptr);
+    if (IsInput(*op)) continue;
+    for (RuntimeOperand* output : op->output_operands) output->datas.assign(batch, nullptr);
   }
   for (auto& [operand, shape] : known) {
     for (auto& slot : operand->datas) slot = TensorCreate(shape);
