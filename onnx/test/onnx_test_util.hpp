@@ -82,6 +82,29 @@ inline std::vector<float> Iota(size_t n, float start = 0.f, float step = 0.25f) 
 }
 
 // Expects the conversion of a OneNodeModel to stop naming its node and saying `text`.
+// 0, 1, ..., n-1.
+inline std::vector<float> Range(int n) {
+  std::vector<float> v(n);
+  for (int i = 0; i < n; ++i) v[i] = static_cast<float>(i);
+  return v;
+}
+
+// Sets attribute `name` of `node` to one integer, or to a list of them.
+inline void SetInt(onnx::NodeProto* node, const std::string& name, int64_t value) {
+  auto* attr = node->add_attribute();
+  attr->set_name(name);
+  attr->set_type(onnx::AttributeProto::INT);
+  attr->set_i(value);
+}
+
+inline void SetInts(onnx::NodeProto* node, const std::string& name,
+                    const std::vector<int64_t>& values) {
+  auto* attr = node->add_attribute();
+  attr->set_name(name);
+  attr->set_type(onnx::AttributeProto::INTS);
+  for (int64_t v : values) attr->add_ints(v);
+}
+
 inline void ExpectErrorNamingNode(const onnx::ModelProto& model, const std::string& text) {
   try {
     ConvertOnnx(model);

@@ -10,19 +10,6 @@
 namespace kuiper::testing {
 namespace {
 
-void SetInts(onnx::NodeProto* node, const std::string& name, const std::vector<int64_t>& values) {
-  auto* attr = node->add_attribute();
-  attr->set_name(name);
-  attr->set_type(onnx::AttributeProto::INTS);
-  for (int64_t v : values) attr->add_ints(v);
-}
-
-std::vector<float> Range(int n) {
-  std::vector<float> v(n);
-  for (int i = 0; i < n; ++i) v[i] = static_cast<float>(i);
-  return v;
-}
-
 // x.chunk(2, dim=1)'s second half: channels 2..3 of (1,4,2,3).
 TEST(OnnxSlice, ChannelsOfAnImage) {
   OneNodeModel m("Slice", 13);

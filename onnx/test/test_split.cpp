@@ -9,12 +9,6 @@
 namespace kuiper::testing {
 namespace {
 
-std::vector<float> Range(int n) {
-  std::vector<float> v(n);
-  for (int i = 0; i < n; ++i) v[i] = static_cast<float>(i);
-  return v;
-}
-
 // Every output of a converted graph, row-major, run on `input`.
 std::vector<std::vector<float>> RunAll(const pnnx::Graph& graph, const std::vector<float>& input) {
   RuntimeGraph runtime(graph, "test");
@@ -25,20 +19,6 @@ std::vector<std::vector<float>> RunAll(const pnnx::Graph& graph, const std::vect
   std::vector<std::vector<float>> values;
   for (const auto& batch : outputs) values.push_back(BatchToValues(batch));
   return values;
-}
-
-void SetInt(onnx::NodeProto* node, const std::string& name, int64_t value) {
-  auto* attr = node->add_attribute();
-  attr->set_name(name);
-  attr->set_type(onnx::AttributeProto::INT);
-  attr->set_i(value);
-}
-
-void SetInts(onnx::NodeProto* node, const std::string& name, const std::vector<int64_t>& values) {
-  auto* attr = node->add_attribute();
-  attr->set_name(name);
-  attr->set_type(onnx::AttributeProto::INTS);
-  for (int64_t v : values) attr->add_ints(v);
 }
 
 using Outputs = std::vector<std::vector<float>>;
