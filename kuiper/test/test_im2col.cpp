@@ -10,23 +10,12 @@
 #include <random>
 #include <vector>
 
+#include "activation_reference.hpp"
 #include "kuiper/error.hpp"
 #include "kuiper/layers/convolution.hpp"
 
 namespace kuiper {
 namespace {
-
-// The epilogue's activations, computed here in double as the reference.
-double Activate(double v, Activation activation) {
-  switch (activation) {
-    case Activation::kRelu:
-      return std::max(v, 0.0);
-    case Activation::kSilu:
-      return v / (1.0 + std::exp(-v));
-    default:
-      return v;
-  }
-}
 
 TEST(ConvOutputSize, FollowsPyTorchFormula) {
   EXPECT_EQ(ConvOutputSize(224, 7, 2, 3, 1), 112u);  // ResNet18 stem
@@ -92,7 +81,7 @@ TEST(MultiplyInto, OneByOneKernelMultipliesTheInputBlockByBlockWithItsEpilogue) 
     MultiplyInto(columns, kernels, product.data(), {bias.data(), activation});
     for (size_t i = 0; i < plain.size(); ++i) {
       const double v = plain[i] + bias[i / 6400];
-      const double expected = Activate(v, activation);
+      const double expected = ReferenceActivate(v, activation);
       ASSERT_NEAR(product[i], expected, 1e-4) << "element " << i;
     }
   }
@@ -108,7 +97,7 @@ TEST(MultiplyInto, PlainMatrixEpilogueAddsEachColumnsBiasThenActivates) {
     MultiplyInto(a, kernels, product.data(), {bias.data(), activation});
     for (size_t i = 0; i < plain.size(); ++i) {
       const double v = plain[i] + bias[i / 300];
-      const double expected = Activate(v, activation);
+      const double expected = ReferenceActivate(v, activation);
       ASSERT_NEAR(product[i], expected, 1e-4) << "element " << i;
     }
   }

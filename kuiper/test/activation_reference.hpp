@@ -1,5 +1,5 @@
 // The activations a convolution may fuse, computed independently of the engine
-// (in double) for the course 6 tests' references.
+// (in double) for the references of the core and course 6 tests.
 #pragma once
 
 #include <algorithm>
