@@ -11,8 +11,9 @@
 #     filling one lab from solutions/ flips exactly that lab, and a lab that does not
 #     compile leaves the other grades of `tools/labs grade` unchanged;
 #   - the solutions under AddressSanitizer + UndefinedBehaviorSanitizer (preset asan, built
-#     -O1 -g1: half the compile time of -O2 -g, and reports still name file and line): every
-#     test but the Python-only label tools passes and no sanitizer reports anything.
+#     -O1 -g1 so that reports still name file and line; each test program runs once, all its
+#     tests in one process): every test but the Python-only label tools passes and no
+#     sanitizer reports anything.
 # Compiles through ccache when installed (scripts/common.sh use_ccache; cache in
 # build/ccache): the student build and the walk reuse the solutions build's objects.
 # The last line is "N passed, M failed"; the exit status is 0 iff M == 0.
