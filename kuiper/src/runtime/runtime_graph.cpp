@@ -5,6 +5,9 @@
 #include <chrono>
 #include <limits>
 #include <set>
+#ifdef __GLIBC__
+#include <malloc.h>  // malloc_trim
+#endif
 
 #include "kuiper/graph.hpp"
 #include "kuiper/layer.hpp"
@@ -56,6 +59,7 @@ void RuntimeGraph::Load(bool with_params) {
   operators_.clear();
   operands_.clear();
   built_ = false;
+  weights_released_ = false;
   for (const pnnx::Operand& operand : graph.operands) {
     auto runtime_operand = std::make_unique<RuntimeOperand>();
     runtime_operand->name = operand.name;
@@ -162,7 +166,8 @@ std::vector<RuntimeOperator*> RuntimeGraph::ReverseTopo() const {
 }
 
 void RuntimeGraph::Build(TopoAlgorithm algorithm) {
-  if (operators_.empty()) Init();
+  // A graph built before gave its weights to its layers (below): read them again.
+  if (operators_.empty() || weights_released_) Init();
   topo_operators_ = algorithm == TopoAlgorithm::kKahn ? KahnTopoSort() : ReverseTopo();
 
   std::map<std::string, std::vector<std::string>> missing;  // type -> operator names
@@ -179,10 +184,32 @@ void RuntimeGraph::Build(TopoAlgorithm algorithm) {
     throw LayerError(fmt::format("{}: no layer is registered for {} type(s): {}", param_path_,
                                  missing.size(), fmt::join(items, "; ")));
   }
+  weight_bytes_ = 0;
+  for (const auto& op : operators_) {
+    for (const auto& [key, attr] : op->attribute) weight_bytes_ += attr.data.size();
+  }
   for (RuntimeOperator* op : topo_operators_) {
     if (IsInput(*op) || IsOutput(*op)) continue;
     op->layer = LayerRegisterer::CreateLayer(*op);
     op->layer->set_runtime_operator(op);
+    // Every layer copies (and converts, and lays out) what it needs of its
+    // attributes when it is created, and nothing reads their raw bytes after
+    // that: freed now, one operator at a time, the weights are never held
+    // twice (ResNet18: 47 MB). Type and shape stay, as for a graph loaded
+    // without its .pnnx.bin.
+    bool released = false;
+    for (auto& [key, attr] : op->attribute) {
+      if (attr.data.empty()) continue;
+      std::vector<char>().swap(attr.data);
+      released = weights_released_ = true;
+    }
+    // glibc keeps freed blocks for reuse (after the first large free, even
+    // multi-megabyte ones come from its heap, not from mmap), so without this
+    // the process would hold both copies anyway: measured on ResNet18, peak
+    // RSS 156 MB freeing without trimming, 131 MB trimming, 177 MB before.
+#ifdef __GLIBC__
+    if (released) malloc_trim(0);
+#endif
   }
   FuseActivations();
   uint32_t batch = 1;
@@ -235,10 +262,7 @@ void RuntimeGraph::FuseActivations() {
 void RuntimeGraph::AllocateOutputs(uint32_t batch) {
   // First the memory check: the weights plus every operand of known shape at
   // this batch (the inputs too, which the caller allocates), before any allocation.
-  uint64_t total = 0;
-  for (const auto& op : operators_) {
-    for (const auto& [key, attr] : op->attribute) total += attr.data.size();
-  }
+  uint64_t total = weight_bytes_;  // counted by Build before the layers took them
   std::vector<std::pair<RuntimeOperand*, std::vector<uint32_t>>> known;
   for (const auto& op : operators_) {
     for (RuntimeOperand* output : op->output_operands) {
