@@ -48,6 +48,13 @@ class RuntimeGraph {
   // and allocates outputs for the annotated batch size. A fused activation's
   // output operand then holds the producer's tensors. Calls Init() first if
   // nothing is loaded yet.
+  //
+  // Each layer keeps its own copy of its weights, so Build frees the raw data
+  // of every attribute once its layer exists (type and shape stay): after
+  // Build, op.attribute is what a graph loaded without its .pnnx.bin holds.
+  // Calling Build again therefore loads the graph again (Init(): new
+  // operators, so earlier RuntimeOperator pointers are stale, and changes made
+  // to operators by hand are gone).
   void Build(TopoAlgorithm algorithm = TopoAlgorithm::kReverseDfs);
 
   // Runs the graph. inputs[i] is the batch for the i-th pnnx.Input (in file
@@ -97,6 +104,8 @@ class RuntimeGraph {
   std::vector<RuntimeOperator*> outputs_;
   std::set<const RuntimeOperand*> fused_outputs_;  // outputs of fused activations
   uint32_t allocated_batch_ = 0;
+  uint64_t weight_bytes_ = 0;      // bytes of every attribute, as loaded
+  bool weights_released_ = false;  // Build freed attribute data: a new Build reloads it
   bool built_ = false;
   Profiler profiler_;
 };
