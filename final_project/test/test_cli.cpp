@@ -116,6 +116,19 @@ TEST(Cli, RunWritesTheOutputNpy) {
   EXPECT_LE(MaxAbsDiff(got.data, want.data), 1e-4f * std::max(1.f, MaxAbs(want.data)));
 }
 
+// The real-pnnx graph shape of a YOLOv5 head on 5-D tensors (reshape to
+// (1,3,7,4,5), permute, tensor_split with 3 outputs, sigmoid, pnnx.Attribute,
+// torch.tensor, broadcasting expressions, cat; models/tiny_yolo_head.py), to
+// 1e-5 x max(1, max |PyTorch|).
+TEST(Cli, RunsTheFiveDYoloHeadFixtureAsPyTorchDoes) {
+  const std::string base = kFixtures + "tiny_yolo_head";
+  const Outcome o = Kuiper("run " + base + ".pnnx.param " + base + ".input.npy --expect " + base +
+                           ".output.npy --tolerance 1e-5");
+  EXPECT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(o.out.find("shape (1,60,7)"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find(": ok"), std::string::npos) << o.out;
+}
+
 TEST(Cli, RunsAnOnnxModelThroughTheImporter) {
   const std::string dir = kRoot + "/build/models/resnet18/";
   const Outcome o = Kuiper("run " + dir + "resnet18.onnx " + dir + "resnet18.input.npy --expect " +

@@ -67,11 +67,13 @@ std::unique_ptr<Layer> CreatePermute(const RuntimeOperator& op) {
   std::sort(sorted.begin(), sorted.end());
   std::vector<int> identity(rank);
   std::iota(identity.begin(), identity.end(), 0);
-  if (rank < 2 || rank > 4 || sorted != identity || dims[0] != 0) {
-    throw LayerError(fmt::format(
-        "operator '{}' ({}): dims=({}) must be a permutation of 0..{} "
-        "(2 to 4 dimensions) that keeps the batch (0) first",
-        op.name, op.type, fmt::join(op.param<std::vector<int>>("dims"), ","), rank - 1));
+  if (rank < 2 || rank > static_cast<int>(kMaxTensorRank) + 1 || sorted != identity ||
+      dims[0] != 0) {
+    throw LayerError(
+        fmt::format("operator '{}' ({}): dims=({}) must be a permutation of 0..{} "
+                    "(2 to {} dimensions) that keeps the batch (0) first",
+                    op.name, op.type, fmt::join(op.param<std::vector<int>>("dims"), ","), rank - 1,
+                    kMaxTensorRank + 1));
   }
   return std::make_unique<PermuteLayer>(op.name, std::move(dims));
 }
