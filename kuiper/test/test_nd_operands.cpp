@@ -94,6 +94,87 @@ TEST(NdPermute, NineDimensionsAreRejectedNamingTheOperator) {
   }
 }
 
+// ---- torch.transpose ----
+
+TEST(NdTranspose, SwapsTwoDimensionsOfAFiveDOperand) {
+  OperatorWithInputs op("torch.transpose", 1);
+  op.op().params["dim0"] = 1;
+  op.op().params["dim1"] = -1;
+  const sftensor in = SeededTensor({2, 3, 4, 5}, 14);
+  const sftensor out = NdForwardOne(op.op(), {in});
+  ASSERT_TRUE(out);
+  EXPECT_EQ(out->raw_shapes(), Shape({5, 3, 4, 2}));
+  EXPECT_EQ(out->values(true), NaivePermute(in, {0, 4, 2, 3, 1}));
+}
+
+TEST(NdTranspose, ADimBeyondTheRankIsAShapeError) {
+  OperatorWithInputs op("torch.transpose", 1);
+  op.op().params["dim0"] = 1;
+  op.op().params["dim1"] = 5;
+  NdForwardOne(op.op(), {SeededTensor({2, 3, 4, 5}, 1)}, InferStatus::kInferFailedShapeError);
+}
+
+TEST(NdTranspose, TheBatchIsRejectedAtCreationNamingTheOperator) {
+  OperatorWithInputs op("torch.transpose", 1);
+  op.op().params["dim0"] = 0;
+  op.op().params["dim1"] = 2;
+  try {
+    LayerRegisterer::CreateLayer(op.op());
+    FAIL() << "a transpose of the batch was accepted";
+  } catch (const LayerError& e) {
+    EXPECT_NE(std::string(e.what()).find("'op_under_test' (torch.transpose)"), std::string::npos)
+        << e.what();
+  }
+}
+
+// ---- torch.squeeze / torch.unsqueeze ----
+
+sftensor NdSqueezeOne(const std::string& type, const RuntimeParameter& dim, const sftensor& in,
+                      InferStatus expected = InferStatus::kInferSuccess) {
+  OperatorWithInputs op(type, 1);
+  if (!std::holds_alternative<std::monostate>(dim)) op.op().params["dim"] = dim;
+  return NdForwardOne(op.op(), {in}, expected);
+}
+
+TEST(NdSqueeze, UnsqueezeToFiveDKeepsTheValues) {
+  const sftensor in = SeededTensor({3, 4, 5}, 15);
+  const sftensor out = NdSqueezeOne("torch.unsqueeze", 2, in);
+  ASSERT_TRUE(out);
+  EXPECT_EQ(out->raw_shapes(), Shape({3, 1, 4, 5}));
+  EXPECT_EQ(out->values(true), in->values(true));
+}
+
+TEST(NdSqueeze, UnsqueezeNegativeDimCountsFromTheEndOfTheOutput) {
+  const sftensor out = NdSqueezeOne("torch.unsqueeze", -1, SeededTensor({3, 4, 5}, 16));
+  ASSERT_TRUE(out);
+  EXPECT_EQ(out->raw_shapes(), Shape({3, 4, 5, 1}));  // torch: (N,3,4,5).unsqueeze(-1)
+}
+
+TEST(NdSqueeze, SqueezeOneDimensionAndLeaveOneThatIsNotOne) {
+  const sftensor in = SeededTensor({3, 1, 4, 1}, 17);
+  const sftensor out = NdSqueezeOne("torch.squeeze", std::vector<int>{2, -1, 1}, in);
+  ASSERT_TRUE(out);
+  EXPECT_EQ(out->raw_shapes(), Shape({3, 4}));  // dim 1 (size 3) stays, as in torch
+  EXPECT_EQ(out->values(true), in->values(true));
+}
+
+TEST(NdSqueeze, SqueezeWithoutDimRemovesEverySizeOneItemDimension) {
+  const sftensor out =
+      NdSqueezeOne("torch.squeeze", std::monostate{}, SeededTensor({1, 3, 1, 4}, 18));
+  ASSERT_TRUE(out);
+  EXPECT_EQ(out->raw_shapes(), Shape({3, 4}));
+}
+
+TEST(NdSqueeze, SqueezingAwayTheWholeItemIsAShapeError) {
+  NdSqueezeOne("torch.squeeze", 1, SeededTensor({1}, 19), InferStatus::kInferFailedShapeError);
+}
+
+TEST(NdSqueeze, TheBatchIsRejectedAtCreation) {
+  OperatorWithInputs op("torch.unsqueeze", 1);
+  op.op().params["dim"] = 0;
+  EXPECT_THROW(LayerRegisterer::CreateLayer(op.op()), LayerError);
+}
+
 // ---- Tensor.reshape ----
 
 TEST(NdReshape, ToFiveDKeepsTheRowMajorOrder) {
