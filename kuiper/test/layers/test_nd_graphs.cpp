@@ -127,5 +127,29 @@ TEST(NdGraph, ALayoutLayerGivenFiveDNamesTheOperatorAndTheRank) {
   }
 }
 
+TEST(NdGraph, ShapesThatDoNotBroadcastNameTheOperatorAndTheShapes) {
+  const std::string path =
+      NdWriteGraph("mismatch.pnnx.param",
+                   "7767517\n4 3\n"
+                   "pnnx.Input in0 0 1 0 #0=(1,3,4,2)f32\n"
+                   "pnnx.Input in1 0 1 1 #1=(1,5,4,2)f32\n"
+                   "pnnx.Expression add 2 1 0 1 2 expr=add(@0,@1) #0=(1,3,4,2)f32 #1=(1,5,4,2)f32 "
+                   "#2=(1,3,4,2)f32\n"
+                   "pnnx.Output out0 1 0 2 #2=(1,3,4,2)f32\n");
+  RuntimeGraph graph(path, "");
+  graph.Build();
+  const auto ones = [](int64_t c) {
+    return NpyToBatch(NpyArray{{1, c, 4, 2}, std::vector<float>(c * 8, 1.f)});
+  };
+  try {
+    graph.Forward({ones(3), ones(5)});
+    FAIL() << "(1,3,4,2) + (1,5,4,2) was computed";
+  } catch (const LayerError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("'add' (pnnx.Expression)"), std::string::npos) << what;
+    EXPECT_NE(what.find("(1,3,4,2) of rank 4, (1,5,4,2) of rank 4"), std::string::npos) << what;
+  }
+}
+
 }  // namespace
 }  // namespace kuiper::test
