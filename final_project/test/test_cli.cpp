@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -114,6 +115,47 @@ TEST(Cli, RunWritesTheOutputNpy) {
   const NpyArray want = LoadNpy(kFixtures + "tiny_net.output.npy");
   ASSERT_EQ(got.shape, want.shape);
   EXPECT_LE(MaxAbsDiff(got.data, want.data), 1e-4f * std::max(1.f, MaxAbs(want.data)));
+}
+
+// The real-pnnx graph shape of a YOLOv5 head on 5-D tensors (reshape to
+// (1,3,7,4,5), permute, tensor_split with 3 outputs, sigmoid, pnnx.Attribute,
+// torch.tensor, broadcasting expressions, cat; models/tiny_yolo_head.py), to
+// 1e-5 x max(1, max |PyTorch|).
+TEST(Cli, RunsTheFiveDYoloHeadFixtureAsPyTorchDoes) {
+  const std::string base = kFixtures + "tiny_yolo_head";
+  const Outcome o = Kuiper("run " + base + ".pnnx.param " + base + ".input.npy --expect " + base +
+                           ".output.npy --tolerance 1e-5");
+  EXPECT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(o.out.find("shape (1,60,7)"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find(": ok"), std::string::npos) << o.out;
+}
+
+// A PNNX graph whose input batch is `?` runs at the batch of the array given
+// (kuiper/test/data/graph/dynamic_batch_5d.pnnx.param: reshape to 5-D,
+// permute, sigmoid, times torch.tensor (1,2,3), tensor_split and cat back
+// rotated; it has no weights, so an empty .pnnx.bin zip goes beside it).
+TEST(Cli, RunsAQuestionMarkBatchGraphAtBatchThree) {
+  const std::string param = TempPath("dynamic.pnnx.param");
+  std::filesystem::copy_file(kRoot + "/kuiper/test/data/graph/dynamic_batch_5d.pnnx.param", param,
+                             std::filesystem::copy_options::overwrite_existing);
+  const char kEmptyZip[22] = {'P', 'K', 5, 6};  // end of central directory, no entries
+  std::ofstream(TempPath("dynamic.pnnx.bin"), std::ios::binary).write(kEmptyZip, 22);
+  NpyArray x{{3, 6, 2, 3}, {}};
+  for (int i = 0; i < 3 * 36; ++i) x.data.push_back(std::sin(0.37f * i) * 3);
+  SaveNpy(TempPath("dynamic_x.npy"), x);
+  const std::string out = TempPath("dynamic_y.npy");
+  const Outcome o = Kuiper("run " + param + " " + TempPath("dynamic_x.npy") + " -o " + out);
+  ASSERT_EQ(o.status, 0) << o.err;
+  const NpyArray y = LoadNpy(out);
+  ASSERT_EQ(y.shape, (std::vector<int64_t>{3, 2, 2, 3, 3}));
+  // out[n,a,c,d,k] = sigmoid(x[n].reshape(2,3,2,3)[a,b,c,d]) * (b+1), b = (k+1) % 3.
+  for (int n = 0; n < 3; ++n) {
+    for (int i = 0; i < 36; ++i) {
+      const int a = i / 18, c = i / 9 % 2, d = i / 3 % 3, k = i % 3, b = (k + 1) % 3;
+      const float r = x.data[n * 36 + ((a * 3 + b) * 2 + c) * 3 + d];
+      EXPECT_NEAR(y.data[n * 36 + i], (b + 1) / (1 + std::exp(-r)), 1e-6f) << n << "," << i;
+    }
+  }
 }
 
 TEST(Cli, RunsAnOnnxModelThroughTheImporter) {

@@ -75,13 +75,17 @@ TEST(Attribute, NoOutputSlotsIsOutputEmpty) {
             InferStatus::kInferFailedOutputEmpty);
 }
 
-TEST(Attribute, CreationRejectsFourItemDimensions) {
-  ExpectCreationError(AttributeOperator({2, 1, 3, 1}, kSix).op(),
-                      "is not a 1-D, 2-D or 3-D batch item");
+// YOLOv5's grid constant (1,3,ny,nx,2) is one 4-D item: the batch 1 dropped.
+TEST(Attribute, FiveDDataIsAFourDItem) {
+  std::vector<sftensor> outputs(1);
+  ASSERT_EQ(AttributeOperator({1, 3, 1, 1, 2}, kSix).Create()->Forward({}, outputs),
+            InferStatus::kInferSuccess);
+  EXPECT_EQ(outputs[0]->raw_shapes(), (std::vector<uint32_t>{3, 1, 1, 2}));
+  EXPECT_EQ(outputs[0]->values(), kSix);
 }
 
 TEST(Attribute, CreationRejectsEmptyData) {
-  ExpectCreationError(AttributeOperator({0}, {}).op(), "is not a 1-D, 2-D or 3-D batch item");
+  ExpectCreationError(AttributeOperator({0}, {}).op(), "is not a batch item of 1 to 7 dimensions");
 }
 
 TEST(Attribute, CreationNeedsTheDataAttribute) {

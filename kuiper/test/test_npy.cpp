@@ -70,9 +70,20 @@ TEST(Npy, ParsesBytesInMemoryLikeTheFile) {
   EXPECT_EQ(array.data, std::vector<float>({0, 1, 2, 3, 4, 5}));
 }
 
-TEST(Npy, RankOneOrFiveIsNotABatch) {
+TEST(Npy, RankOneOrNineIsNotABatch) {
   EXPECT_THROW(NpyToBatch(NpyArray{{3}, {1, 2, 3}}), ShapeError);
-  EXPECT_THROW(NpyToBatch(NpyArray{{1, 1, 1, 1, 1}, {1}}), ShapeError);
+  EXPECT_THROW(NpyToBatch(NpyArray{{1, 1, 1, 1, 1, 1, 1, 1, 1}, {1}}), ShapeError);
+}
+
+// A 5-D array is a batch of 4-D items, each read in C order.
+TEST(Npy, FiveDArraySplitsIntoFourDItems) {
+  std::vector<float> data(2 * 3 * 1 * 2 * 2);
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<float>(i);
+  const std::vector<sftensor> batch = NpyToBatch(NpyArray{{2, 3, 1, 2, 2}, data});
+  ASSERT_EQ(batch.size(), 2u);
+  EXPECT_EQ(batch[1]->raw_shapes(), std::vector<uint32_t>({3, 1, 2, 2}));
+  EXPECT_EQ(batch[1]->values(), std::vector<float>(data.begin() + 12, data.end()));
+  EXPECT_EQ(BatchToNpy(batch).shape, std::vector<int64_t>({2, 3, 1, 2, 2}));
 }
 
 void ExpectParseError(const std::string& bytes, const std::string& expected_words) {

@@ -163,7 +163,8 @@ TEST(BatchItemShape, DropsTheBatchDimension) {
   EXPECT_EQ(BatchItemShape({4, 1000}), std::vector<uint32_t>({1000}));
   EXPECT_EQ(BatchItemShape({1, 25200, 85}), std::vector<uint32_t>({25200, 85}));
   EXPECT_THROW(BatchItemShape({1, -1, 4}), ShapeError);
-  EXPECT_THROW(BatchItemShape({1, 2, 3, 4, 5}), ShapeError);
+  EXPECT_EQ(BatchItemShape({1, 3, 80, 80, 85}), std::vector<uint32_t>({3, 80, 80, 85}));
+  EXPECT_THROW(BatchItemShape({1, 1, 1, 1, 1, 1, 1, 1, 2}), ShapeError);  // 9-D
   EXPECT_THROW(BatchItemShape({8}), ShapeError);
 }
 

@@ -46,9 +46,29 @@ TEST(TensorShape, FromShapeVectorKeepsTheGivenRank) {
   EXPECT_EQ(ftensor(std::vector<uint32_t>{1, 2, 7}).raw_shapes(), std::vector<uint32_t>({1, 2, 7}));
 }
 
-TEST(TensorShape, RankZeroOrFourThrows) {
+TEST(TensorShape, RankZeroOrAboveSevenThrows) {
   EXPECT_THROW(ftensor(std::vector<uint32_t>{}), ShapeError);
-  EXPECT_THROW(ftensor(std::vector<uint32_t>{1, 2, 3, 4}), ShapeError);
+  EXPECT_THROW(ftensor(std::vector<uint32_t>{1, 1, 1, 1, 1, 1, 1, 2}), ShapeError);
+}
+
+// An N-D tensor keeps its shape and folds the leading dimensions into the
+// channels, row-major: (2, 3, 4, 5) is 6 channels of 4 x 5 (tensor.hpp).
+TEST(TensorShape, FourDFoldsLeadingDimensionsIntoChannels) {
+  const ftensor t(std::vector<uint32_t>{2, 3, 4, 5});
+  EXPECT_EQ(t.raw_shapes(), std::vector<uint32_t>({2, 3, 4, 5}));
+  EXPECT_EQ(t.shapes(), std::vector<uint32_t>({6, 4, 5}));
+  EXPECT_EQ(ftensor(std::vector<uint32_t>{1, 1, 1, 1, 1, 2, 3}).shapes(),
+            std::vector<uint32_t>({1, 2, 3}));
+}
+
+// values(row_major) of an N-D tensor is NumPy's C order: element [a, b, h, w]
+// of a (2, 3, 4, 5) tensor is at ((a*3 + b)*4 + h)*5 + w.
+TEST(TensorShape, FiveDRowMajorFillReadsBackInCOrder) {
+  ftensor t(std::vector<uint32_t>{2, 3, 2, 4, 5});
+  t.Fill(IotaValues(240), /*row_major=*/true);
+  EXPECT_EQ(t.values(true), IotaValues(240));
+  // [1, 2, 0, 3, 4] -> channel 1*6 + 2*2 + 0 = 10, row 3, col 4.
+  EXPECT_EQ(t.at(10, 3, 4), static_cast<float>(((1 * 3 + 2) * 2 * 4 + 3) * 5 + 4));
 }
 
 TEST(TensorShape, DefaultIsEmpty) {
@@ -178,7 +198,7 @@ TEST(TensorReshape, OneDToThreeDRowMajor) {
 TEST(TensorReshape, WrongElementCountThrows) {
   ftensor t(2, 3);
   EXPECT_THROW(t.Reshape({4, 2}), ShapeError);
-  EXPECT_THROW(t.Reshape({1, 1, 1, 6}), ShapeError);
+  EXPECT_THROW(t.Reshape({1, 1, 1, 7}), ShapeError);
 }
 
 TEST(TensorTransform, AppliesToEveryElement) {

@@ -453,13 +453,15 @@ void Converter::InferFoldedShapes() {
   }
 }
 
-// Batch mode: every computed value has 2..4 dimensions and the same first
-// one, which then is the engine's batch (N of NCHW).
+// Batch mode: every computed value has 2..kMaxTensorRank+1 dimensions and the
+// same first one, which then is the engine's batch (N of NCHW).
 bool Converter::BatchModeFits(int64_t& batch) const {
   batch = -1;
   const auto fits = [&](const std::string& value) {
     const auto it = shapes_.find(value);
-    if (it == shapes_.end() || it->second.size() < 2 || it->second.size() > 4) return false;
+    if (it == shapes_.end() || it->second.size() < 2 || it->second.size() > kMaxTensorRank + 1) {
+      return false;
+    }
     if (batch < 0) batch = it->second[0];
     return it->second[0] == batch && batch > 0;
   };
@@ -481,10 +483,10 @@ bool Converter::BatchModeFits(int64_t& batch) const {
 }
 
 // Single-item mode: the whole graph is one batch item, so every computed value
-// must fit in the three dimensions of an item.
+// must fit in the kMaxTensorRank dimensions of an item.
 bool Converter::SingleModeFits() const {
   for (const auto& [name, shape] : shapes_) {
-    if (!Hidden(name) && shape.size() > 3) return false;
+    if (!Hidden(name) && shape.size() > kMaxTensorRank) return false;
   }
   return true;
 }
@@ -522,13 +524,13 @@ pnnx::Graph Converter::Run() {
     // Errors of single nodes (a 5-D Upsample, ...) name the node: let them come first.
     Convert(/*batch_mode=*/true, batch > 0 ? batch : 1);
     for (const auto& [name, shape] : shapes_) {
-      if (!Hidden(name) && shape.size() > 3) {
+      if (!Hidden(name) && shape.size() > kMaxTensorRank) {
         throw ConversionError(fmt::format(
             "value '{}' of shape {}: the engine takes the first dimension as the batch only "
-            "when every value of the graph has 2 to 4 dimensions and the same first one; "
-            "otherwise the graph is one batch item and no value may have more than 3 "
+            "when every value of the graph has 2 to {} dimensions and the same first one; "
+            "otherwise the graph is one batch item and no value may have more than {} "
             "dimensions",
-            name, ShapeText(shape)));
+            name, ShapeText(shape), kMaxTensorRank + 1, kMaxTensorRank));
       }
     }
   }
@@ -1078,9 +1080,9 @@ void Converter::ConvertReshape(const onnx::NodeProto& node) {
   // A scalar output in batch mode has no batch dimension (found by fuzz/onnx_fuzzer.cpp,
   // OnnxMalformedNode.FlattenDeclaredToGiveAScalarStopsTheConversion).
   if (shape.empty()) Fail(node, "the output is a scalar, without the batch dimension");
-  if (shape.size() > 4)
-    Fail(node, fmt::format("output shape {} has more than 3 item dimensions",
-                           ShapeText(ShapeOf(node, node.output(0)))));
+  if (shape.size() > kMaxTensorRank + 1)
+    Fail(node, fmt::format("output shape {} has more than {} item dimensions",
+                           ShapeText(ShapeOf(node, node.output(0))), kMaxTensorRank));
   shape[0] = -1;
   EmitUnary(node, "Tensor.reshape").params["shape"] = IntsParam(shape);
 }

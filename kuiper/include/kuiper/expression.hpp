@@ -132,10 +132,11 @@ class ExpressionParser {
 };
 
 // ---- evaluation ----
-// Element-wise functions with NumPy broadcasting over the 3-D views
-// {channels, rows, cols} (a 1-D tensor is {1, 1, n}, a 2-D one {1, rows, cols}):
-// each dimension must be equal or 1 on one side. The result has the larger
-// rank. Throws ShapeError for shapes that do not broadcast.
+// Element-wise functions with NumPy broadcasting over the logical shapes
+// (raw_shapes, any rank): aligned from the last dimension, each dimension
+// must be equal or 1 on one side, and the shorter shape counts as having
+// leading 1s. The result has the larger rank. Throws ShapeError for shapes
+// that do not broadcast.
 sftensor TensorElementBinary(TokenType function, const sftensor& a, const sftensor& b);
 // neg exp log sqrt rsqrt abs sin cos of every element (sin and cos through the lab).
 sftensor TensorElementUnary(TokenType function, const sftensor& input);

@@ -111,8 +111,8 @@ class RuntimeGraph {
 };
 
 // Shape of one batch item of an operand whose annotated shape is `shapes`
-// (batch first): (N,C,H,W) -> {C,H,W}, (N,F) -> {F}, (N,A,B) -> {A,B}.
-// Throws ShapeError for unknown (-1) dimensions or ranks outside 2..4.
+// (batch first): (N,C,H,W) -> {C,H,W}, (N,F) -> {F}, (N,A,H,W,K) -> {A,H,W,K}.
+// Throws ShapeError for unknown (-1) dimensions or ranks outside 2..8.
 std::vector<uint32_t> BatchItemShape(const std::vector<int>& shapes);
 
 }  // namespace kuiper

@@ -30,8 +30,8 @@ NpyArray ParseNpy(std::string_view bytes, const std::string& name);
 void SaveNpy(const std::string& path, const NpyArray& array);
 
 // Splits an array into a batch along its first dimension: (N, C, H, W) gives
-// N tensors of (C, H, W), (N, F) gives N 1-D tensors. Throws ShapeError for
-// ranks outside 2..4.
+// N tensors of (C, H, W), (N, F) gives N 1-D tensors, (N, A, H, W, K) N 4-D
+// ones. Throws ShapeError for ranks outside 2..8.
 std::vector<sftensor> NpyToBatch(const NpyArray& array);
 
 // Stacks a batch of equally shaped tensors into an array of shape

@@ -39,7 +39,10 @@ std::string ParameterTypeName(const RuntimeParameter& parameter);
 using RuntimeAttribute = pnnx::Attribute;
 
 // A tensor flowing between operators. shapes is the annotated shape including
-// the batch dimension (-1 where unknown); datas holds one tensor per batch item.
+// the batch dimension (-1 where unknown; `?` in PNNX), 2 to 8 dimensions;
+// datas holds one tensor per batch item, of shapes[1..] (up to 7 dimensions:
+// tensor.hpp says how an item beyond 3-D is stored). Only the batch may be
+// unknown in a graph input: the graph then runs at the batch it is given.
 struct RuntimeOperand {
   std::string name;
   std::vector<int> shapes;

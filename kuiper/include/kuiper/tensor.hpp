@@ -1,4 +1,4 @@
-// Tensor<float>: the engine's n-dimensional array (up to 3-D per batch item).
+// Tensor<float>: the engine's n-dimensional array (one batch item).
 //
 // Storage is an arma::fcube of (rows x cols x channels). Armadillo keeps every
 // slice (one channel) in column-major order, while PyTorch, NumPy and PNNX
@@ -8,6 +8,15 @@
 // raw_shapes() is the tensor's logical shape: {size} for 1-D, {rows, cols} for
 // 2-D and {channels, rows, cols} for 3-D. shapes() is always the 3-D view.
 // A 1-D tensor of n elements is stored as 1 channel x 1 row x n cols.
+//
+// Beyond 3-D (up to kMaxTensorRank dimensions, e.g. the (A, H, W, K) items of
+// a YOLO head's 5-D operand), the last two dimensions are rows and cols and
+// the leading ones are folded into the channels in row-major order: an
+// (A, B, H, W) tensor is stored as A*B channels of H x W, channel a*B + b
+// holding [a, b, :, :]. So values(row_major) and Fill(values, row_major) read
+// and write the N-D tensor in row-major order, and a shape-agnostic layer
+// works from raw_shapes() alone. Layers that need a layout (convolution,
+// pooling, ...) accept 3-D tensors only.
 #pragma once
 
 #include <armadillo>
@@ -18,6 +27,10 @@
 #include <vector>
 
 namespace kuiper {
+
+// The most dimensions of one tensor (a batch item): an operand, whose batch
+// is one more dimension, has at most 8, as in ONNX Runtime's common kernels.
+inline constexpr size_t kMaxTensorRank = 7;
 
 template <typename T>
 class Tensor;
@@ -32,7 +45,8 @@ class Tensor<float> {
   Tensor(uint32_t rows, uint32_t cols);
   // 3-D tensor of channels x rows x cols.
   Tensor(uint32_t channels, uint32_t rows, uint32_t cols);
-  // 1-D, 2-D or 3-D tensor from its logical shape; throws ShapeError otherwise.
+  // Tensor of 1 to kMaxTensorRank dimensions from its logical shape (N-D ones
+  // folded, see above); throws ShapeError otherwise.
   explicit Tensor(const std::vector<uint32_t>& shapes);
 
   uint32_t rows() const;
@@ -42,7 +56,7 @@ class Tensor<float> {
   bool empty() const;
   // Always {channels, rows, cols}.
   std::vector<uint32_t> shapes() const;
-  // The logical shape: 1, 2 or 3 dimensions.
+  // The logical shape: 1 to kMaxTensorRank dimensions.
   const std::vector<uint32_t>& raw_shapes() const;
 
   // Element `offset` in storage order (channel by channel, each column-major).
@@ -105,7 +119,7 @@ using ftensor = Tensor<float>;
 using sftensor = std::shared_ptr<Tensor<float>>;
 
 // ---- tensor helpers ----
-// A new zero tensor of the given logical shape (1-D, 2-D or 3-D).
+// A new zero tensor of the given logical shape (1 to kMaxTensorRank dimensions).
 sftensor TensorCreate(const std::vector<uint32_t>& shapes);
 sftensor TensorCreate(uint32_t channels, uint32_t rows, uint32_t cols);
 // A deep copy.

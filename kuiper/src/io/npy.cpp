@@ -162,10 +162,11 @@ void SaveNpy(const std::string& path, const NpyArray& array) {
 }
 
 std::vector<sftensor> NpyToBatch(const NpyArray& array) {
-  if (array.shape.size() < 2 || array.shape.size() > 4) {
-    throw ShapeError(
-        fmt::format("an input array must be (N, F), (N, H, W) or (N, C, H, W); got ({})",
-                    fmt::join(array.shape, ", ")));
+  if (array.shape.size() < 2 || array.shape.size() > kMaxTensorRank + 1) {
+    throw ShapeError(fmt::format(
+        "an input array must have a batch axis and 1 to {} more, as (N, F) or (N, C, H, W); "
+        "got ({})",
+        kMaxTensorRank, fmt::join(array.shape, ", ")));
   }
   std::vector<uint32_t> item_shape;
   for (size_t i = 1; i < array.shape.size(); ++i) {

@@ -2,6 +2,7 @@
 // batch as dimension 0 (negative counts from the end, as in PyTorch).
 #include <fmt/format.h>
 
+#include "item_axis.hpp"
 #include "kuiper/layer.hpp"
 
 namespace kuiper {
@@ -24,9 +25,6 @@ class CatLayer : public Layer {
     const int rank = static_cast<int>(inputs[0]->raw_shapes().size());
     const int dim = dim_ < 0 ? dim_ + rank + 1 : dim_;
     if (dim < 1 || dim > rank) return InferStatus::kInferFailedShapeError;
-    // Position of the joined dimension in the 3-D view {channels, rows, cols}:
-    // a 1-D item is {1, 1, n} and a 2-D item {1, rows, cols}.
-    const int axis = dim - 1 + (3 - rank);
 
     std::vector<std::vector<uint32_t>> shapes(batch);
     for (size_t i = 0; i < batch; ++i) {
@@ -46,24 +44,18 @@ class CatLayer : public Layer {
 
     // One copy per (item, part), shared among the threads: a batch of one
     // still has several parts to copy.
-    const auto extent = [&](const arma::fcube& part) {
-      return axis == 0 ? part.n_slices : axis == 1 ? part.n_rows : part.n_cols;
-    };
     const int copies = static_cast<int>(batch * operands);
 #pragma omp parallel for schedule(dynamic)
     for (int copy = 0; copy < copies; ++copy) {
       const size_t i = copy / operands, k = copy % operands;
-      uint32_t offset = 0;  // where part k starts along the axis
+      uint32_t offset = 0;  // where part k starts along the joined dimension
       for (size_t before = 0; before < k; ++before) {
-        offset += extent(inputs[before * batch + i]->data());
+        offset += inputs[before * batch + i]->raw_shapes()[dim - 1];
       }
-      const arma::fcube& part = inputs[k * batch + i]->data();
-      // arma::fcube is (rows, cols, slices): the 3-D view's channels are slices.
-      const uint32_t row = axis == 1 ? offset : 0;
-      const uint32_t col = axis == 2 ? offset : 0;
-      const uint32_t slice = axis == 0 ? offset : 0;
-      outputs[i]->data().subcube(row, col, slice, row + part.n_rows - 1, col + part.n_cols - 1,
-                                 slice + part.n_slices - 1) = part;
+      const ftensor& part = *inputs[k * batch + i];
+      const uint32_t size = part.raw_shapes()[dim - 1];
+      CopyAlongAxis(LocateAxis(part.raw_shapes(), dim - 1), part.data(), size, 0, 1,
+                    outputs[i]->data(), shapes[i][dim - 1], offset, size);
     }
     return InferStatus::kInferSuccess;
   }

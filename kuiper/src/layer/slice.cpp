@@ -4,6 +4,7 @@
 // end must lie within the dimension (the importer clamps them), step > 0.
 #include <fmt/format.h>
 
+#include "item_axis.hpp"
 #include "kuiper/layers/elementwise.hpp"
 
 namespace kuiper {
@@ -29,21 +30,8 @@ class SliceLayer : public Layer {
       std::vector<uint32_t> shape = raw;
       shape[dim - 1] = static_cast<uint32_t>((end_ - start_ + step_ - 1) / step_);
       EnsureOutput(outputs[i], shape);
-      // The 3-D view {channels, rows, cols}: a 1-D item is {1, 1, n}, a 2-D one {1, rows, cols}.
-      const int axis = dim - 1 + (3 - rank);
-      const ftensor& in = *inputs[i];
-      ftensor& out = *outputs[i];
-      const uint32_t channels = out.channels(), rows = out.rows(), cols = out.cols();
-      for (uint32_t c = 0; c < channels; ++c) {
-        for (uint32_t r = 0; r < rows; ++r) {
-          for (uint32_t k = 0; k < cols; ++k) {
-            const uint32_t index[3] = {c, r, k};
-            uint32_t from[3] = {c, r, k};
-            from[axis] = static_cast<uint32_t>(start_) + index[axis] * static_cast<uint32_t>(step_);
-            out.at(c, r, k) = in.at(from[0], from[1], from[2]);
-          }
-        }
-      }
+      CopyAlongAxis(LocateAxis(raw, dim - 1), inputs[i]->data(), raw[dim - 1], start_, step_,
+                    outputs[i]->data(), shape[dim - 1], 0, shape[dim - 1]);
     }
     return InferStatus::kInferSuccess;
   }

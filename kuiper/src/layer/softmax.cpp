@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "item_axis.hpp"
 #include "kuiper/layers/elementwise.hpp"
 
 namespace kuiper {
@@ -19,12 +20,12 @@ class SoftmaxLayer : public Layer {
                       std::vector<sftensor>& outputs) override {
     const InferStatus status = CheckOneToOne(inputs, outputs);
     if (status != InferStatus::kInferSuccess) return status;
-    std::vector<int> axes;
+    std::vector<ItemAxis> axes;
     for (const sftensor& input : inputs) {
       const int rank = static_cast<int>(input->raw_shapes().size());
       const int dim = dim_ < 0 ? dim_ + rank + 1 : dim_;
       if (dim < 1 || dim > rank) return InferStatus::kInferFailedShapeError;
-      axes.push_back(dim - 1 + (3 - rank));  // in the 3-D view {channels, rows, cols}
+      axes.push_back(LocateAxis(input->raw_shapes(), dim - 1));
     }
     for (size_t i = 0; i < inputs.size(); ++i) EnsureOutput(outputs[i], inputs[i]->raw_shapes());
 #pragma omp parallel for
@@ -35,31 +36,34 @@ class SoftmaxLayer : public Layer {
   }
 
  private:
-  // Softmax of every line of `input` along `axis` of the 3-D view.
-  static void Softmax(const ftensor& input, int axis, ftensor& output) {
-    const uint32_t rows = input.rows(), cols = input.cols(), channels = input.channels();
-    // Storage is channel by channel, each column-major: (r, c, ch) is at
-    // r + c * rows + ch * rows * cols.
-    const uint32_t extents[3] = {channels, rows, cols};
-    const uint32_t strides[3] = {rows * cols, 1, rows};
-    const uint32_t length = extents[axis], stride = strides[axis];
+  // Softmax of every line of `input` along `axis` (item_axis.hpp).
+  static void Softmax(const ftensor& input, const ItemAxis& axis, ftensor& output) {
+    // In storage (rows fastest, then cols, then channels) the axis' index of
+    // element e is (e / stride) % length: every dimension stored faster than
+    // it spans `stride` elements together.
+    const uint64_t plane = uint64_t{input.rows()} * input.cols();
+    uint64_t stride = 1, length = input.rows();
+    if (axis.where == ItemAxis::Where::kCols) {
+      stride = input.rows();
+      length = input.cols();
+    } else if (axis.where == ItemAxis::Where::kChannels) {
+      stride = plane * axis.inner;
+      length = input.channels() / (axis.outer * axis.inner);
+    }
     const float* x = input.raw_ptr();
     float* y = output.raw_ptr();
-    // Visit the first element of every line: the axis' own loop runs once.
-    for (uint32_t ch = 0; ch < (axis == 0 ? 1 : channels); ++ch) {
-      for (uint32_t c = 0; c < (axis == 2 ? 1 : cols); ++c) {
-        for (uint32_t r = 0; r < (axis == 1 ? 1 : rows); ++r) {
-          const uint32_t base = r + c * rows + ch * rows * cols;
-          float max = x[base];
-          for (uint32_t k = 1; k < length; ++k) max = std::max(max, x[base + k * stride]);
-          float sum = 0;
-          for (uint32_t k = 0; k < length; ++k) {
-            const float e = std::exp(x[base + k * stride] - max);
-            y[base + k * stride] = e;
-            sum += e;
-          }
-          for (uint32_t k = 0; k < length; ++k) y[base + k * stride] /= sum;
+    // The first element of every line: index 0 along the axis.
+    for (uint64_t block = 0; block < input.size(); block += stride * length) {
+      for (uint64_t base = block; base < block + stride; ++base) {
+        float max = x[base];
+        for (uint64_t k = 1; k < length; ++k) max = std::max(max, x[base + k * stride]);
+        float sum = 0;
+        for (uint64_t k = 0; k < length; ++k) {
+          const float e = std::exp(x[base + k * stride] - max);
+          y[base + k * stride] = e;
+          sum += e;
         }
+        for (uint64_t k = 0; k < length; ++k) y[base + k * stride] /= sum;
       }
     }
   }

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 
+#include "item_axis.hpp"
 #include "kuiper/layer.hpp"
 
 namespace kuiper {
@@ -98,25 +99,15 @@ class SplitLayer : public Layer {
       if (dim < 1 || dim > rank) return InferStatus::kInferFailedShapeError;
       const std::vector<Piece> pieces = Pieces(kind_, values_, raw[dim - 1]);
       if (pieces.size() != count) return InferStatus::kInferFailedShapeError;
-      // The 3-D view {channels, rows, cols}: a 1-D item is {1, 1, n}, a 2-D one {1, rows, cols}.
-      const int axis = dim - 1 + (3 - rank);
-      const arma::fcube& in = inputs[i]->data();
+      const ItemAxis axis = LocateAxis(raw, dim - 1);
       for (size_t j = 0; j < count; ++j) {
         if (pieces[j].length <= 0) return InferStatus::kInferFailedShapeError;
         std::vector<uint32_t> shape = raw;
         shape[dim - 1] = static_cast<uint32_t>(pieces[j].length);
         sftensor& out = outputs[j * batch + i];
         EnsureOutput(out, shape);
-        const auto first = static_cast<arma::uword>(pieces[j].start);
-        const auto last = static_cast<arma::uword>(pieces[j].start + pieces[j].length - 1);
-        // arma::fcube is rows x cols x slices, i.e. {rows, cols, channels}.
-        if (axis == 0) {
-          out->data() = in.slices(first, last);
-        } else if (axis == 1) {
-          out->data() = in.subcube(first, 0, 0, last, in.n_cols - 1, in.n_slices - 1);
-        } else {
-          out->data() = in.subcube(0, first, 0, in.n_rows - 1, last, in.n_slices - 1);
-        }
+        CopyAlongAxis(axis, inputs[i]->data(), raw[dim - 1], pieces[j].start, 1, out->data(),
+                      pieces[j].length, 0, pieces[j].length);
       }
     }
     return InferStatus::kInferSuccess;

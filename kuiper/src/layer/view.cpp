@@ -64,12 +64,12 @@ class ViewLayer : public Layer {
 
 std::unique_ptr<Layer> CreateView(const RuntimeOperator& op) {
   const auto shape = op.param<std::vector<int>>("shape");
-  const auto fail = [&](const char* why) {
+  const auto fail = [&](const std::string& why) {
     return LayerError(fmt::format("operator '{}' ({}): shape=({}) {}", op.name, op.type,
                                   fmt::join(shape, ","), why));
   };
-  if (shape.size() < 2 || shape.size() > 4) {
-    throw fail("must hold the batch and 1 to 3 item dimensions");
+  if (shape.size() < 2 || shape.size() > kMaxTensorRank + 1) {
+    throw fail(fmt::format("must hold the batch and 1 to {} item dimensions", kMaxTensorRank));
   }
   if (std::count(shape.begin(), shape.end(), -1) > 1) throw fail("holds more than one -1");
   if (std::any_of(shape.begin(), shape.end(), [](int d) { return d == 0 || d < -1; })) {

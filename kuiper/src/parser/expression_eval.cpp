@@ -5,7 +5,6 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <exception>
 
@@ -20,8 +19,30 @@ namespace {
 // they already run inside a parallel region (one batch item per thread).
 bool SplitElements(uint32_t size) { return size >= (1u << 16) && !omp_in_parallel(); }
 
-// out = op(a, b) over the broadcast 3-D views: a dimension of size 1 on one
-// side is read at index 0 for every index of the other side.
+// Storage strides of each dimension of `t` seen as a tensor of `rank`
+// dimensions (rank >= t's rank) under NumPy broadcasting: the shape is
+// aligned to the last dimension, and a dimension of size 1 (or a missing
+// leading one) gets stride 0, so it is read at index 0 for every index of
+// the other side. The storage (tensor.hpp): rows step 1, cols step rows, and
+// the leading dimensions step through whole channels, the last one fastest.
+std::vector<uint64_t> BroadcastStrides(const ftensor& t, size_t rank) {
+  const std::vector<uint32_t>& shape = t.raw_shapes();
+  const size_t k = shape.size();
+  std::vector<uint64_t> stride(k, 1);
+  if (k >= 2) {
+    stride[k - 1] = t.rows();
+    uint64_t channel = uint64_t{t.rows()} * t.cols();
+    for (size_t d = k - 2; d-- > 0;) {
+      stride[d] = channel;
+      channel *= shape[d];
+    }
+  }
+  std::vector<uint64_t> out(rank, 0);
+  for (size_t d = 0; d < k; ++d) out[d + rank - k] = shape[d] == 1 ? 0 : stride[d];
+  return out;
+}
+
+// out = op(a, b) with NumPy broadcasting; out has the broadcast shape.
 template <typename Op>
 void Broadcast(const ftensor& a, const ftensor& b, ftensor& out, Op op) {
   const float* x = a.raw_ptr();
@@ -33,18 +54,34 @@ void Broadcast(const ftensor& a, const ftensor& b, ftensor& out, Op op) {
     for (int64_t i = 0; i < size; ++i) z[i] = op(x[i], y[i]);
     return;
   }
-  // Storage offset of (r, c, ch) in a tensor: r + c * rows + ch * rows * cols;
-  // a broadcast dimension gets stride 0.
-  const auto strides = [](const ftensor& t) {
-    return std::array<uint32_t, 3>{t.rows() == 1 ? 0 : 1u, t.cols() == 1 ? 0 : t.rows(),
-                                   t.channels() == 1 ? 0 : t.rows() * t.cols()};
-  };
-  const std::array<uint32_t, 3> sa = strides(a), sb = strides(b);
-  for (uint32_t ch = 0; ch < out.channels(); ++ch) {
-    for (uint32_t c = 0; c < out.cols(); ++c) {
-      for (uint32_t r = 0; r < out.rows(); ++r) {
-        *z++ = op(x[r * sa[0] + c * sa[1] + ch * sa[2]], y[r * sb[0] + c * sb[1] + ch * sb[2]]);
+  const std::vector<uint32_t>& shape = out.raw_shapes();
+  const size_t rank = shape.size();
+  const std::vector<uint64_t> sa = BroadcastStrides(a, rank), sb = BroadcastStrides(b, rank);
+  // The output's dimensions in storage order, fastest first: rows, cols, then
+  // the leading dimensions from the last to the first (a 1-D tensor: cols).
+  std::vector<size_t> order;
+  if (rank == 1) {
+    order = {0};
+  } else {
+    order = {rank - 2, rank - 1};
+    for (size_t d = rank - 2; d-- > 0;) order.push_back(d);
+  }
+  const size_t fast = order[0];
+  const uint32_t run = shape[fast];
+  std::vector<uint32_t> index(rank, 0);  // of the dimensions in order[1..]
+  uint64_t ia = 0, ib = 0;               // storage offsets of the run's first element
+  for (uint64_t runs = out.size() / run; runs-- > 0;) {
+    for (uint32_t i = 0; i < run; ++i) *z++ = op(x[ia + i * sa[fast]], y[ib + i * sb[fast]]);
+    for (size_t p = 1; p < order.size(); ++p) {  // the next run: an odometer over order[1..]
+      const size_t d = order[p];
+      if (++index[d] < shape[d]) {
+        ia += sa[d];
+        ib += sb[d];
+        break;
       }
+      ia -= sa[d] * (shape[d] - 1);
+      ib -= sb[d] * (shape[d] - 1);
+      index[d] = 0;
     }
   }
 }
@@ -84,19 +121,22 @@ sftensor TensorElementBinary(TokenType function, const sftensor& a, const sftens
   if (!a || !b || a->empty() || b->empty()) {
     throw ShapeError(fmt::format("{}: an argument is empty", TokenTypeName(function)));
   }
-  const std::vector<uint32_t> sa = a->shapes(), sb = b->shapes();
-  std::vector<uint32_t> shape(3);
-  for (int d = 0; d < 3; ++d) {
-    if (sa[d] != sb[d] && sa[d] != 1 && sb[d] != 1) {
+  const std::vector<uint32_t>& ra = a->raw_shapes();
+  const std::vector<uint32_t>& rb = b->raw_shapes();
+  const size_t rank = std::max(ra.size(), rb.size());
+  // Aligned from the last dimension; a missing leading dimension is 1.
+  std::vector<uint32_t> shape(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    const uint32_t da = d + ra.size() >= rank ? ra[d + ra.size() - rank] : 1;
+    const uint32_t db = d + rb.size() >= rank ? rb[d + rb.size() - rank] : 1;
+    if (da != db && da != 1 && db != 1) {
       throw ShapeError(fmt::format("{}: shapes ({}) and ({}) do not broadcast",
-                                   TokenTypeName(function), fmt::join(a->raw_shapes(), ","),
-                                   fmt::join(b->raw_shapes(), ",")));
+                                   TokenTypeName(function), fmt::join(ra, ","),
+                                   fmt::join(rb, ",")));
     }
-    shape[d] = std::max(sa[d], sb[d]);
+    shape[d] = std::max(da, db);
   }
-  // The result has the larger rank: the last `rank` dimensions of the 3-D view.
-  const size_t rank = std::max(a->raw_shapes().size(), b->raw_shapes().size());
-  sftensor out = TensorCreate(std::vector<uint32_t>(shape.end() - rank, shape.end()));
+  sftensor out = TensorCreate(shape);
   switch (function) {
     case TokenType::kAdd:
       Broadcast(*a, *b, *out, [](float x, float y) { return x + y; });

@@ -38,11 +38,11 @@ void TrimHeap(uint64_t& freed) {
 }  // namespace
 
 std::vector<uint32_t> BatchItemShape(const std::vector<int>& shapes) {
-  if (shapes.size() < 2 || shapes.size() > 4 ||
+  if (shapes.size() < 2 || shapes.size() > kMaxTensorRank + 1 ||
       std::any_of(shapes.begin() + 1, shapes.end(), [](int d) { return d <= 0; })) {
     throw ShapeError(
-        fmt::format("operand shape ({}) is not a batch of known 1-D, 2-D or 3-D tensors",
-                    fmt::join(shapes, ",")));
+        fmt::format("operand shape ({}) is not a batch of known tensors of 1 to {} dimensions",
+                    fmt::join(shapes, ","), kMaxTensorRank));
   }
   return {shapes.begin() + 1, shapes.end()};
 }
@@ -224,6 +224,20 @@ void RuntimeGraph::Build(TopoAlgorithm algorithm) {
     if (untrimmed >= (8u << 20)) TrimHeap(untrimmed);
   }
   TrimHeap(untrimmed);
+  // Only the batch may be dynamic (`?` in PNNX, read as -1; a dim_param in
+  // ONNX): the graph then runs at the batch of the input it is given, and is
+  // allocated for 1 until then. Any other unknown input dimension is an error.
+  for (const RuntimeOperator* input : inputs_) {
+    const std::vector<int>& shape = input->output_operand->shapes;
+    for (size_t d = 1; d < shape.size(); ++d) {
+      if (shape[d] < 0) {
+        throw GraphError(fmt::format(
+            "{}: input {} declares ({}) with dimension {} unknown; only the batch (dimension "
+            "0) may be dynamic (?)",
+            param_path_, Describe(*input), fmt::join(shape, ","), d));
+      }
+    }
+  }
   FuseActivations();
   uint32_t batch = 1;
   if (!inputs_.empty() && inputs_[0]->output_operand->shapes.size() > 0 &&
@@ -352,8 +366,18 @@ std::vector<std::vector<sftensor>> RuntimeGraph::Forward(
       profiler_(*op, elapsed.count());
     }
     if (status != InferStatus::kInferSuccess) {
-      throw LayerError(
-          fmt::format("operator {} failed: {}", Describe(*op), InferStatusName(status)));
+      // The input shapes (batch first) say what the layer was given: a layer
+      // that needs N x C x H x W names no rank itself when given another.
+      std::vector<std::string> shapes;
+      for (const RuntimeOperand* operand : op->input_operands) {
+        const sftensor& item = operand->datas.empty() ? nullptr : operand->datas.front();
+        shapes.push_back(item ? fmt::format("({},{}) of rank {}", operand->datas.size(),
+                                            fmt::join(item->raw_shapes(), ","),
+                                            item->raw_shapes().size() + 1)
+                              : "(none)");
+      }
+      throw LayerError(fmt::format("operator {} failed: {} (input shapes {})", Describe(*op),
+                                   InferStatusName(status), fmt::join(shapes, ", ")));
     }
   }
   std::vector<std::vector<sftensor>> outputs;

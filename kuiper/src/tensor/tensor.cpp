@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <iostream>
+#include <limits>
 
 #include "kuiper/error.hpp"
 
@@ -18,9 +19,9 @@ uint64_t ShapeProduct(const std::vector<uint32_t>& shapes) {
 }
 
 void CheckShapeRank(const std::vector<uint32_t>& shapes) {
-  if (shapes.empty() || shapes.size() > 3) {
-    throw ShapeError(
-        fmt::format("a tensor has 1, 2 or 3 dimensions, got shape [{}]", fmt::join(shapes, ", ")));
+  if (shapes.empty() || shapes.size() > kMaxTensorRank) {
+    throw ShapeError(fmt::format("a tensor has 1 to {} dimensions, got shape [{}]", kMaxTensorRank,
+                                 fmt::join(shapes, ", ")));
   }
 }
 
@@ -45,7 +46,15 @@ Tensor<float>::Tensor(const std::vector<uint32_t>& shapes) {
   } else if (shapes.size() == 2) {
     *this = Tensor(shapes[0], shapes[1]);
   } else {
-    *this = Tensor(shapes[0], shapes[1], shapes[2]);
+    // 3-D, or N-D folded: the leading dimensions, read row-major, are the
+    // channels, so values(row_major) reads the N-D tensor in row-major order.
+    const std::vector<uint32_t> leading(shapes.begin(), shapes.end() - 2);
+    const uint64_t channels = ShapeProduct(leading);
+    if (channels > std::numeric_limits<uint32_t>::max()) {
+      throw ShapeError(fmt::format("shape [{}] has too many elements", fmt::join(shapes, ", ")));
+    }
+    *this = Tensor(static_cast<uint32_t>(channels), shapes[shapes.size() - 2], shapes.back());
+    raw_shapes_ = shapes;
   }
 }
 

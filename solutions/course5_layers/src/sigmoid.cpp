@@ -18,7 +18,7 @@ float Sigmoid(float x) {
 InferStatus SigmoidLayer::Forward(const std::vector<sftensor>& inputs,
                                   std::vector<sftensor>& outputs) {
   // TODO(course5): outputs[i] becomes the sigmoid of every element of
-  // inputs[i], with the shape of inputs[i] (1-D, 2-D or 3-D). A layer never
+  // inputs[i], with the shape of inputs[i] (of any rank). A layer never
   // trusts its caller: first check the batch and answer with the status of
   // the README's table, in the table's order, before touching any output
   // (README "What Forward must check"). Reuse an output slot that already has
