@@ -98,11 +98,11 @@ TEST(View, InputChecksAreReported) {
 }
 
 TEST(View, ShapesItCannotHonourAreRejectedAtCreation) {
-  EXPECT_THROW(CreateView({-1}), LayerError);             // no item dimensions
+  EXPECT_THROW(CreateView({-1}), LayerError);                         // no item dimensions
   EXPECT_THROW(CreateView({1, 2, 1, 1, 1, 1, 1, 1, 5}), LayerError);  // 8-D items
-  EXPECT_THROW(CreateView({1, -1, -1}), LayerError);      // two unknowns
-  EXPECT_THROW(CreateView({1, 0, 4}), LayerError);        // zero size
-  EXPECT_THROW(CreateView({1, -2}), LayerError);          // negative size
+  EXPECT_THROW(CreateView({1, -1, -1}), LayerError);                  // two unknowns
+  EXPECT_THROW(CreateView({1, 0, 4}), LayerError);                    // zero size
+  EXPECT_THROW(CreateView({1, -2}), LayerError);                      // negative size
   RuntimeOperator op;
   op.type = "Tensor.view";
   op.name = "view";
