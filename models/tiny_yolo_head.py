@@ -28,7 +28,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from tools.pnnx_export import Operand, Operator, write_bin, write_param
+from tools.pnnx_export import Operand, Operator, number_operands, write_bin, write_param
 
 NA, NC, NY, NX, CIN, STRIDE = 3, 2, 4, 5, 8, 8.0
 NO = NC + 5
@@ -88,11 +88,7 @@ def graph(model):
     (v,) = op("Tensor.reshape", "Tensor.reshape_1", [y], [(1, NA * NY * NX, NO)],
               {"shape": (1, NA * NY * NX, NO)})
     op("pnnx.Output", "pnnx_output_0", [v], [])
-    count = 0
-    for o in ops:
-        for out in o.outputs:
-            out.name = str(count)
-            count += 1
+    number_operands(ops)
     return ops
 
 

@@ -296,13 +296,17 @@ def convert(gm, fold_bn=True):
         else:
             raise NotImplementedError("fx node %s (%s) is not supported" % (node.name, node.op))
 
-    # PNNX numbers operands in the order operators create them.
+    number_operands(ops)
+    return ops
+
+
+def number_operands(ops):
+    """Names every operand by its position, as PNNX numbers them: in the order operators create them."""
     count = 0
     for op in ops:
         for out in op.outputs:
             out.name = str(count)
             count += 1
-    return ops
 
 
 # --------------------------------------------------------------------------
