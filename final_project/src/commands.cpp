@@ -28,9 +28,11 @@ namespace kuiper::app {
 
 namespace {
 
-std::unique_ptr<RuntimeGraph> BuildGraph(const ModelFiles& files) {
+std::unique_ptr<RuntimeGraph> BuildGraph(const ModelFiles& files, bool no_fuse = false) {
+  OnnxImportOptions onnx;
+  onnx.fuse_detect_head = !no_fuse;
   auto graph = files.onnx.empty() ? std::make_unique<RuntimeGraph>(files.param, files.bin)
-                                  : LoadOnnx(files.onnx);
+                                  : LoadOnnx(files.onnx, onnx);
   graph->Build();
   return graph;
 }
@@ -226,7 +228,7 @@ int Run(const RunOptions& options) {
   std::vector<NpyArray> references;
   for (const std::string& path : options.expect) references.push_back(LoadNpy(path));
 
-  std::unique_ptr<RuntimeGraph> graph = BuildGraph(files);
+  std::unique_ptr<RuntimeGraph> graph = BuildGraph(files, options.no_fuse);
   const auto& input_ops = graph->input_operators();
   const auto& output_ops = graph->output_operators();
   if (arrays.size() != input_ops.size()) {
@@ -296,7 +298,7 @@ int Bench(const BenchOptions& options) {
   // OpenBLAS (under Armadillo) stays single-threaded inside them.
   if (options.threads > 0) omp_set_num_threads(options.threads);
   const ModelFiles files = ResolveModel(options.model);
-  std::unique_ptr<RuntimeGraph> graph = BuildGraph(files);
+  std::unique_ptr<RuntimeGraph> graph = BuildGraph(files, options.no_fuse);
   // Random inputs of the annotated shapes: timing does not depend on values.
   arma::arma_rng::set_seed(0);
   std::vector<std::vector<sftensor>> inputs;
@@ -450,7 +452,9 @@ int Convert(const ConvertOptions& options) {
   }
   const std::string bin =
       options.out.substr(0, options.out.size() - std::string(".param").size()) + ".bin";
-  ConvertOnnxToPnnx(options.model, options.out, bin);
+  OnnxImportOptions onnx;
+  onnx.fuse_detect_head = !options.no_fuse;
+  ConvertOnnxToPnnx(options.model, options.out, bin, onnx);
   fmt::print("wrote {} and {}\n", options.out, bin);
   return 0;
 }

@@ -42,6 +42,7 @@ struct RunOptions {
   std::vector<std::string> outputs;  // one .npy per graph output, or none
   std::vector<std::string> expect;   // one reference .npy per graph output, or none
   float tolerance = 1e-4f;
+  bool no_fuse = false;  // ONNX: convert the YOLOv5 Detect head node by node
 };
 int Run(const RunOptions& options);
 
@@ -50,6 +51,7 @@ int Run(const RunOptions& options);
 struct ConvertOptions {
   std::string model;
   std::string out;
+  bool no_fuse = false;
 };
 int Convert(const ConvertOptions& options);
 
@@ -60,6 +62,7 @@ struct BenchOptions {
   int warmup = 2;
   int runs = 10;
   bool profile = false;
+  bool no_fuse = false;
 };
 int Bench(const BenchOptions& options);
 

@@ -108,6 +108,8 @@ int main(int argc, char** argv) {
       ->add_option("--tolerance", run.tolerance,
                    "allowed max abs diff, times max(1, max abs of the reference)")
       ->capture_default_str();
+  run_cmd->add_flag("--no-fuse", run.no_fuse,
+                    "ONNX: convert YOLOv5's Detect head node by node, not fused into one layer");
 
   ConvertOptions convert;
   CLI::App* convert_cmd =
@@ -115,6 +117,9 @@ int main(int argc, char** argv) {
   convert_cmd->add_option("MODEL", convert.model, "the .onnx model")->required();
   convert_cmd->add_option("-o,--out", convert.out, "the .pnnx.param to write (.pnnx.bin beside it)")
       ->required();
+  convert_cmd->add_flag(
+      "--no-fuse", convert.no_fuse,
+      "ONNX: convert YOLOv5's Detect head node by node, not fused into one layer");
 
   BenchOptions bench;
   CLI::App* bench_cmd =
@@ -128,6 +133,8 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--warmup", bench.warmup, "untimed runs first")->capture_default_str();
   bench_cmd->add_option("--runs", bench.runs, "timed runs")->capture_default_str();
   bench_cmd->add_flag("--profile", bench.profile, "print time per operator, slowest first");
+  bench_cmd->add_flag("--no-fuse", bench.no_fuse,
+                      "ONNX: convert YOLOv5's Detect head node by node, not fused into one layer");
 
   GraphOptions graph;
   CLI::App* graph_cmd =

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <optional>
 
 #include "converter.hpp"
 #include "kuiper/memory_limit.hpp"
@@ -71,6 +72,22 @@ std::string ExpandSources(const Shape& in, const Shape& out, std::vector<Source>
   return "";
 }
 
+// Shapes `a` and `b` broadcast both ways (NumPy rules); none when they do not.
+std::optional<Shape> Broadcast(Shape a, Shape b) {
+  if (a.size() < b.size()) a.insert(a.begin(), b.size() - a.size(), 1);
+  if (b.size() < a.size()) b.insert(b.begin(), a.size() - b.size(), 1);
+  for (size_t d = 0; d < a.size(); ++d) {
+    if (a[d] != b[d] && a[d] != 1 && b[d] != 1) return std::nullopt;
+    a[d] = a[d] == 1 ? b[d] : a[d];
+  }
+  return a;
+}
+
+// The shape of a constant.
+Shape DimsOf(const onnx::TensorProto& tensor) {
+  return {tensor.dims().begin(), tensor.dims().end()};
+}
+
 // Concatenation along `axis`: for each index before the axis, every input's
 // block in turn. Returns why `inputs` do not concatenate to `out`, or "" and
 // the sources.
@@ -118,9 +135,11 @@ std::vector<T> Gather(const std::vector<std::vector<T>>& inputs,
 }  // namespace
 
 // Shape arithmetic: Shape of a value whose shape is fixed, Gather from a 1-D
-// integer constant, and integer Add/Sub/Mul/Div of constants. torch.onnx.export
-// writes `x.chunk(2, dim=1)` as Shape -> Gather -> Add -> Div -> Mul -> Slice
-// bounds. Returns whether `node` was folded.
+// integer constant, integer Add/Sub/Mul/Div/Equal and Where of constants, and
+// ConstantOfShape of an integer value. torch.onnx.export writes
+// `x.chunk(2, dim=1)` as Shape -> Gather -> Add -> Div -> Mul -> Slice bounds,
+// and `t.expand(1, 3, ny, nx, 2)` as ConstantOfShape -> Mul -> Equal -> Where
+// -> Expand (the -1 entries of a target shape). Returns whether `node` was folded.
 bool Converter::FoldShapeArithmetic(const onnx::NodeProto& node) {
   const std::string& type = node.op_type();
   if (node.output_size() != 1 || node.input_size() < 1) return false;
@@ -161,7 +180,51 @@ bool Converter::FoldShapeArithmetic(const onnx::NodeProto& node) {
       values.push_back(from[index < 0 ? index + size : index]);
     }
     shape.assign(indices.dims().begin(), indices.dims().end());
-  } else if (type == "Add" || type == "Sub" || type == "Mul" || type == "Div") {
+  } else if (type == "ConstantOfShape") {
+    if (!is_int(node.input(0))) return false;
+    const onnx::AttributeProto* value = FindAttribute(node, "value");
+    int64_t fill = 0;  // ONNX's default: a float 0, the same number
+    if (value) {
+      const int t = value->t().data_type();
+      if (t != onnx::TensorProto::INT64 && t != onnx::TensorProto::INT32) return false;
+      const std::vector<int64_t> v = OnnxTensorInts(value->t());
+      if (v.size() != 1) Fail(node, "the value must hold one number");
+      fill = v[0];
+    }
+    shape = OnnxTensorInts(*Constant(node.input(0)));
+    if (const std::string problem = ShapeProblem(shape); !problem.empty()) Fail(node, problem);
+    const int64_t count = Count(shape.begin(), shape.end());
+    CheckMemory(
+        SaturatingMultiply(count, kFoldBytesPerElement),
+        fmt::format("node '{}' (ConstantOfShape) of shape {}", NodeName(node), ShapeText(shape)));
+    values.assign(count, fill);
+  } else if (type == "Where") {
+    // The condition as a folded Equal leaves it: integers, 0 or not.
+    if (node.input_size() != 3 || !is_int(node.input(0)) || !is_int(node.input(1)) ||
+        !is_int(node.input(2))) {
+      return false;
+    }
+    const std::vector<int64_t> c = OnnxTensorInts(*Constant(node.input(0)));
+    const std::vector<int64_t> a = OnnxTensorInts(*Constant(node.input(1)));
+    const std::vector<int64_t> b = OnnxTensorInts(*Constant(node.input(2)));
+    // Equal sizes, or single values: what shape code uses.
+    const size_t n = std::max({c.size(), a.size(), b.size()});
+    for (size_t size : {c.size(), a.size(), b.size()}) {
+      if (size != n && size != 1) return false;
+    }
+    for (size_t i = 0; i < n; ++i) {
+      values.push_back(c[c.size() == 1 ? 0 : i] ? a[a.size() == 1 ? 0 : i]
+                                                : b[b.size() == 1 ? 0 : i]);
+    }
+    for (int k = 0; k < 3; ++k) {
+      const onnx::TensorProto& t = *Constant(node.input(k));
+      const Shape dims(t.dims().begin(), t.dims().end());
+      if (Count(dims.begin(), dims.end()) == static_cast<int64_t>(n)) {
+        shape = dims;
+        break;
+      }
+    }
+  } else if (type == "Add" || type == "Sub" || type == "Mul" || type == "Div" || type == "Equal") {
     if (node.input_size() != 2 || !is_int(node.input(0)) || !is_int(node.input(1))) return false;
     const std::vector<int64_t> a = OnnxTensorInts(*Constant(node.input(0)));
     const std::vector<int64_t> b = OnnxTensorInts(*Constant(node.input(1)));
@@ -170,6 +233,10 @@ bool Converter::FoldShapeArithmetic(const onnx::NodeProto& node) {
     if (a.size() != b.size() && a.size() != 1 && b.size() != 1) return false;
     for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
       const int64_t x = a[a.size() == 1 ? 0 : i], y = b[b.size() == 1 ? 0 : i];
+      if (type == "Equal") {  // a bool, held as 0 or 1
+        values.push_back(x == y ? 1 : 0);
+        continue;
+      }
       if (type == "Div" && y == 0) Fail(node, "integer division by zero");
       // ONNX's integer Div truncates, as C++ does. Any model may hold any
       // integers: an overflow stops the conversion instead of wrapping.
@@ -198,6 +265,58 @@ bool Converter::FoldShapeArithmetic(const onnx::NodeProto& node) {
   return true;
 }
 
+// Float Add/Sub/Mul/Div of two constants, with NumPy broadcasting: what
+// torch.onnx.export leaves for `grid - 0.5` when the grid is computed from
+// shapes (a later Ultralytics Detect head). Folded, the value is a constant,
+// not a computed value without the batch dimension. Returns whether `node` was folded.
+bool Converter::FoldFloatArithmetic(const onnx::NodeProto& node) {
+  static const std::set<std::string> arithmetic = {"Add", "Sub", "Mul", "Div"};
+  if (!arithmetic.count(node.op_type()) || node.input_size() != 2 || node.output_size() != 1) {
+    return false;
+  }
+  const onnx::TensorProto* a = Constant(node.input(0));
+  const onnx::TensorProto* b = Constant(node.input(1));
+  if (!a || !b || a->data_type() != onnx::TensorProto::FLOAT ||
+      b->data_type() != onnx::TensorProto::FLOAT) {
+    return false;
+  }
+  const Shape a_shape = DimsOf(*a), b_shape = DimsOf(*b);
+  const std::optional<Shape> out = Broadcast(a_shape, b_shape);
+  if (!out)
+    Fail(node,
+         fmt::format("shapes {} and {} do not broadcast", ShapeText(a_shape), ShapeText(b_shape)));
+  const Shape& shape = *out;
+  for (const Shape& s : {a_shape, b_shape, shape}) {
+    if (const std::string problem = ShapeProblem(s); !problem.empty()) Fail(node, problem);
+  }
+  CheckMemory(
+      SaturatingMultiply(Count(shape.begin(), shape.end()), kFoldBytesPerElement),
+      fmt::format("node '{}' ({}) of shape {}", NodeName(node), node.op_type(), ShapeText(shape)));
+  std::vector<Source> from_a, from_b;
+  if (!ExpandSources(a_shape, shape, from_a).empty() ||
+      !ExpandSources(b_shape, shape, from_b).empty()) {
+    return false;
+  }
+  const std::vector<float> x = OnnxTensorFloats(*a), y = OnnxTensorFloats(*b);
+  onnx::TensorProto& folded = folded_.emplace_back();
+  folded.set_name(node.output(0));
+  folded.set_data_type(onnx::TensorProto::FLOAT);
+  for (int64_t d : shape) folded.add_dims(d);
+  const std::string& type = node.op_type();
+  for (size_t i = 0; i < from_a.size(); ++i) {
+    const float p = x[from_a[i].index], q = y[from_b[i].index];
+    folded.add_float_data(type == "Add"   ? p + q
+                          : type == "Sub" ? p - q
+                          : type == "Mul" ? p * q
+                                          : p / q);
+  }
+  constants_[node.output(0)] = &folded;
+  shapes_[node.output(0)] = shape;
+  elem_types_[node.output(0)] = onnx::TensorProto::FLOAT;
+  absorbed_.insert(&node);
+  return true;
+}
+
 void Converter::FoldConstants() {
   static const std::set<std::string> foldable = {"Cast", "Concat", "Expand", "Reshape",
                                                  "Unsqueeze"};
@@ -215,12 +334,20 @@ void Converter::FoldConstants() {
       absorbed_.insert(&node);
       continue;
     }
-    if (standard && FoldShapeArithmetic(node)) continue;
+    if (standard && (FoldShapeArithmetic(node) || FoldFloatArithmetic(node))) continue;
     if (!standard || !foldable.count(node.op_type()) || node.output_size() != 1) continue;
     const std::string& output = node.output(0);
     const bool all_constant =
         node.input_size() > 0 && std::all_of(node.input().begin(), node.input().end(),
                                              [&](const std::string& in) { return Constant(in); });
+    if (all_constant && node.op_type() == "Expand" && !shapes_.count(output)) {
+      // Its target shape was folded just now, after shape inference ran.
+      // ONNX Expand broadcasts the input and the target shape both ways.
+      if (const auto shape = Broadcast(DimsOf(*Constant(node.input(0))),
+                                       OnnxTensorInts(*Constant(node.input(1))))) {
+        shapes_[output] = *shape;
+      }
+    }
     if (!all_constant || !shapes_.count(output)) continue;
     const Shape& out_shape = shapes_.at(output);
     // Only Concat reads every input as data; the others' later inputs are arguments.

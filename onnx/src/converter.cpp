@@ -188,7 +188,8 @@ bool SymmetricPads(const std::vector<int64_t>& pads, std::vector<int>& padding) 
 
 // ---- the converter ----
 
-Converter::Converter(const onnx::ModelProto& model) : model_(model) {
+Converter::Converter(const onnx::ModelProto& model, const OnnxImportOptions& options)
+    : model_(model), options_(options) {
   for (const onnx::OperatorSetIdProto& set : model_.opset_import()) {
     if (set.domain().empty() || set.domain() == "ai.onnx") opset_ = set.version();
   }
@@ -773,10 +774,10 @@ int Converter::Input(const onnx::NodeProto& node, int input) {
     }
     shape.erase(shape.begin());
   }
-  while (shape.size() > 3 && shape[0] == 1) shape.erase(shape.begin());
-  if (shape.size() > 3) {
-    Fail(node, fmt::format("constant '{}' of shape {} has more than 3 dimensions", name,
-                           ShapeText(shape)));
+  while (shape.size() > kMaxTensorRank && shape[0] == 1) shape.erase(shape.begin());
+  if (shape.size() > kMaxTensorRank) {
+    Fail(node, fmt::format("constant '{}' of shape {} has more than {} dimensions", name,
+                           ShapeText(shape), kMaxTensorRank));
   }
   if (tensor->data_type() != onnx::TensorProto::FLOAT) {
     Fail(node, fmt::format("constant '{}' is of ONNX type {}; the engine computes in float32 "
@@ -1085,6 +1086,20 @@ void Converter::ConvertReshape(const onnx::NodeProto& node) {
                            ShapeText(ShapeOf(node, node.output(0))), kMaxTensorRank));
   shape[0] = -1;
   EmitUnary(node, "Tensor.reshape").params["shape"] = IntsParam(shape);
+  // A model may declare any shape: a reshape that cannot hold its input's
+  // values is refused here (after the output's own checks), naming the node, rather
+  // than when it runs.
+  const auto values = [](const Shape& s) {
+    uint64_t count = 1;
+    for (int64_t d : s)
+      count = SaturatingMultiply(count, static_cast<uint64_t>(std::max<int64_t>(d, 0)));
+    return count;
+  };
+  const Shape& in = ShapeOf(node, node.input(0));
+  const Shape& out = ShapeOf(node, node.output(0));
+  if (values(in) != values(out)) {
+    Fail(node, fmt::format("its input {} cannot take the shape {}", ShapeText(in), ShapeText(out)));
+  }
 }
 
 void Converter::ConvertConcat(const onnx::NodeProto& node) {

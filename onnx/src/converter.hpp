@@ -56,7 +56,7 @@ class Converter {
  public:
   using NodeConverter = void (Converter::*)(const onnx::NodeProto&);
 
-  explicit Converter(const onnx::ModelProto& model);
+  Converter(const onnx::ModelProto& model, const OnnxImportOptions& options);
   pnnx::Graph Run();
   // Converter of each supported operator type of the default domain.
   static const std::map<std::string, NodeConverter>& Table();
@@ -149,15 +149,12 @@ class Converter {
   void FoldConstants();
   void InferFoldedShapes();
   bool FoldShapeArithmetic(const onnx::NodeProto& node);
+  bool FoldFloatArithmetic(const onnx::NodeProto& node);
   void FindDetectHeads();
-  // Reshape to more than 4 dims -> Transpose that keeps the last dims in place
-  // -> only Reshapes (ShuffleNet's channel shuffle): the kept trailing dims
-  // merge into one, in both values' shapes and in the perm, when that brings
-  // them to 4 dims (lowering.cpp).
-  void MergeKeptTrailingDims();
   // Matches the head that the 5-D `reshape` starts, appending its nodes to
-  // `nodes` (the last one computes the head's output); a difference stops the
-  // conversion naming the node.
+  // `nodes` (the last one computes the head's output); a difference throws a
+  // ConversionError naming the node, and FindDetectHeads then leaves the nodes
+  // to be converted one by one.
   DetectHead MatchDetectHead(const onnx::NodeProto& reshape,
                              std::vector<const onnx::NodeProto*>& nodes);
   void EmitDetectHead(const onnx::NodeProto& last, const DetectHead& head);
@@ -167,6 +164,7 @@ class Converter {
   }
 
   onnx::ModelProto model_;
+  OnnxImportOptions options_;
   // The graph input and symbol FixSymbolicBatch fixed, "" when none.
   std::string dynamic_input_, dynamic_symbol_;
   int64_t opset_ = 1;

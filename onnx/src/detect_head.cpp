@@ -1,6 +1,6 @@
 // The YOLOv5 Detect head, recognised in a plain torch.onnx.export of the model
-// and lowered onto the engine's models.yolo.Detect layer. Traced op by op, each
-// level of the head (models/yolov5s.py, class Detect) is
+// and fused into the engine's models.yolo.Detect layer: an optimisation only.
+// Traced op by op, each level of the head (models/yolov5s.py, class Detect) is
 //
 //   p = Conv 1x1 (x)                                   (N, na*no, ny, nx)
 //   s = Sigmoid(Transpose(Reshape(p, (N, na, no, ny, nx)), perm=(0,1,3,4,2)))
@@ -8,11 +8,15 @@
 //   wh = (Slice(s, 2:4) * 2) ^ 2 * anchors             anchors (1, na, 1, 1, 2)
 //   y = Reshape(Concat(xy, wh, Slice(s, 4:no), axis=-1), (N, na*ny*nx, no))
 //
-// whose 5-D values no engine tensor holds. A level becomes one
-// models.yolo.Detect operator (one level: its conv, stride and anchors) from x
-// to y; the Concat of the levels stays an ordinary torch.cat. Every constant
-// the layer relies on (2, 0.5, the grid, the stride, 2, the anchors) is
-// checked; any difference stops the conversion naming the node.
+// which the engine runs node by node like any graph (5-D Reshape, Transpose,
+// Slice, expressions broadcasting the grid and anchors, Concat). Fused, a level
+// becomes one models.yolo.Detect operator (its conv, stride and anchors) from
+// x to y: one GEMM and one pass over the output instead of ~15 operators and
+// their 5-D intermediates; the Concat of the levels stays an ordinary
+// torch.cat. Every constant the layer relies on (2, 0.5, the grid, the stride,
+// 2, the anchors) is checked; a head that differs in anything is not fused and
+// is converted node by node (OnnxImportOptions::fuse_detect_head; the tests
+// check that both give the same output).
 #include <fmt/ranges.h>
 
 #include <algorithm>
@@ -35,13 +39,18 @@ void Converter::FindDetectHeads() {
     for (const std::string& input : node.input()) readers_[input].push_back(&node);
   }
   for (const auto& info : model_.graph().output()) readers_[info.name()].push_back(nullptr);
-  MergeKeptTrailingDims();
+  if (!options_.fuse_detect_head) return;
   for (const onnx::NodeProto& node : model_.graph().node()) {
     if (node.op_type() != "Reshape" || node.output_size() != 1 || absorbed_.count(&node)) continue;
     const auto shape = shapes_.find(node.output(0));
     if (shape == shapes_.end() || shape->second.size() != 5) continue;
     std::vector<const onnx::NodeProto*> nodes;
-    const DetectHead head = MatchDetectHead(node, nodes);
+    DetectHead head;
+    try {
+      head = MatchDetectHead(node, nodes);
+    } catch (const ConversionError&) {
+      continue;  // not this head's exact form: its nodes are converted one by one
+    }
     heads_[nodes.back()] = head;
     for (const onnx::NodeProto* part : nodes) {
       absorbed_.insert(part);
@@ -53,9 +62,8 @@ void Converter::FindDetectHeads() {
 Converter::DetectHead Converter::MatchDetectHead(const onnx::NodeProto& reshape,
                                                  std::vector<const onnx::NodeProto*>& nodes) {
   const auto fail = [&](const onnx::NodeProto& node, const std::string& why) {
-    Fail(node, fmt::format("{} (a 5-D Reshape such as '{}' is converted only as the start of a "
-                           "YOLOv5 Detect head)",
-                           why, NodeName(reshape)));
+    Fail(node, fmt::format("{} (not the YOLOv5 Detect head that '{}' would start)", why,
+                           NodeName(reshape)));
   };
   // The one node that reads node's output, which must be of type `type`.
   const auto next = [&](const onnx::NodeProto& node, const std::string& type) -> const auto& {

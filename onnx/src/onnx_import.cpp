@@ -93,18 +93,18 @@ onnx::ModelProto ParseOnnxModel(std::string_view bytes, const std::string& name)
   return model;
 }
 
-pnnx::Graph ConvertOnnx(const onnx::ModelProto& model) {
-  return onnx_import::Converter(model).Run();
+pnnx::Graph ConvertOnnx(const onnx::ModelProto& model, const OnnxImportOptions& options) {
+  return onnx_import::Converter(model, options).Run();
 }
 
 namespace {
 
 // ConvertOnnx on a file, its errors prefixed with the file's name (the
 // reader's own errors name it already).
-pnnx::Graph ConvertOnnxFile(const std::string& onnx_path) {
+pnnx::Graph ConvertOnnxFile(const std::string& onnx_path, const OnnxImportOptions& options = {}) {
   const onnx::ModelProto model = ReadOnnxModel(onnx_path);
   try {
-    return ConvertOnnx(model);
+    return ConvertOnnx(model, options);
   } catch (const UnsupportedOperatorError& e) {
     throw UnsupportedOperatorError(fmt::format("{}: {}", onnx_path, e.what()));
   } catch (const ConversionError& e) {
@@ -116,12 +116,13 @@ pnnx::Graph ConvertOnnxFile(const std::string& onnx_path) {
 
 }  // namespace
 
-std::unique_ptr<RuntimeGraph> LoadOnnx(const std::string& onnx_path) {
-  return std::make_unique<RuntimeGraph>(ConvertOnnxFile(onnx_path), onnx_path);
+std::unique_ptr<RuntimeGraph> LoadOnnx(const std::string& onnx_path,
+                                       const OnnxImportOptions& options) {
+  return std::make_unique<RuntimeGraph>(ConvertOnnxFile(onnx_path, options), onnx_path);
 }
 
 void ConvertOnnxToPnnx(const std::string& onnx_path, const std::string& param_path,
-                       const std::string& bin_path) {
+                       const std::string& bin_path, const OnnxImportOptions& options) {
   std::string bin = bin_path;
   if (bin.empty()) {
     const std::string suffix = ".param";
@@ -131,7 +132,7 @@ void ConvertOnnxToPnnx(const std::string& onnx_path, const std::string& param_pa
     bin = has_suffix ? param_path.substr(0, param_path.size() - suffix.size()) + ".bin"
                      : param_path + ".bin";
   }
-  const pnnx::Graph graph = ConvertOnnxFile(onnx_path);
+  const pnnx::Graph graph = ConvertOnnxFile(onnx_path, options);
   pnnx::Save(graph, param_path, bin);
 }
 

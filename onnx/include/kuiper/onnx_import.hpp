@@ -47,17 +47,27 @@ onnx::ModelProto ReadOnnxModel(const std::string& path);
 // The same from the file's bytes in memory; `name` stands for the file in messages.
 onnx::ModelProto ParseOnnxModel(std::string_view bytes, const std::string& name);
 
+// How a model is converted.
+struct OnnxImportOptions {
+  // A YOLOv5 Detect head of exactly the traced form (onnx/src/detect_head.cpp)
+  // becomes one fused models.yolo.Detect operator per level, which is faster.
+  // false, or a head of any other form, is converted node by node like the
+  // rest of the graph; both give the same output (onnx/test/test_detect_head.cpp).
+  bool fuse_detect_head = true;
+};
+
 // Converts a model. Throws UnsupportedOperatorError or ConversionError.
-pnnx::Graph ConvertOnnx(const onnx::ModelProto& model);
+pnnx::Graph ConvertOnnx(const onnx::ModelProto& model, const OnnxImportOptions& options = {});
 
 // ReadOnnxModel then ConvertOnnx, in a RuntimeGraph named after the file
 // (not built yet: call Build()).
-std::unique_ptr<RuntimeGraph> LoadOnnx(const std::string& onnx_path);
+std::unique_ptr<RuntimeGraph> LoadOnnx(const std::string& onnx_path,
+                                       const OnnxImportOptions& options = {});
 
 // Converts and saves as PNNX. An empty bin_path is param_path with its
 // ".param" suffix replaced by ".bin" (or ".bin" appended).
 void ConvertOnnxToPnnx(const std::string& onnx_path, const std::string& param_path,
-                       const std::string& bin_path = "");
+                       const std::string& bin_path = "", const OnnxImportOptions& options = {});
 
 // Row-major values of an ONNX float tensor (float_data or raw_data). Throws
 // ConversionError for other element types.
