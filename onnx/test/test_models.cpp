@@ -72,5 +72,29 @@ TEST(OnnxModels, ResNet18MatchesPyTorchLikeThePnnxPath) { CheckModel("resnet18")
 
 TEST(OnnxModels, YoloV5sMatchesPyTorchLikeThePnnxPath) { CheckModel("yolov5s"); }
 
+// The Detect head fused into models.yolo.Detect is an optimisation: converted
+// node by node (5-D Reshape, Transpose, Slice, broadcasting expressions), the
+// model gives the same output up to float rounding, within the same bound.
+TEST(OnnxModels, YoloV5sNodeByNodeMatchesTheFusedHead) {
+  const std::string onnx_path = ModelFile("yolov5s", ".onnx");
+  ASSERT_TRUE(fs::exists(onnx_path)) << "build the onnx_models target";
+  const std::vector<sftensor> input = NpyToBatch(LoadNpy(ModelFile("yolov5s", ".input.npy")));
+  const std::vector<float> exact = LoadNpy(ModelFile("yolov5s", ".output_f64.npy")).data;
+  OnnxImportOptions node_by_node;
+  node_by_node.fuse_detect_head = false;
+  std::vector<float> outputs[2];
+  for (bool fuse : {true, false}) {
+    std::unique_ptr<RuntimeGraph> graph =
+        LoadOnnx(onnx_path, fuse ? OnnxImportOptions{} : node_by_node);
+    graph->Build();
+    size_t detect = 0;
+    for (const auto& op : graph->operators()) detect += op->type == "models.yolo.Detect";
+    EXPECT_EQ(detect, fuse ? 3u : 0u);
+    outputs[fuse ? 0 : 1] = BatchToValues(graph->Forward(input));
+  }
+  EXPECT_LE(MaxAbsDiff(outputs[1], outputs[0]), 1e-6f * MaxAbs(exact));
+  EXPECT_LE(MaxAbsDiff(outputs[1], exact), 1e-4f * MaxAbs(exact));
+}
+
 }  // namespace
 }  // namespace kuiper::testing
