@@ -499,6 +499,7 @@ pnnx::Graph Converter::Run() {
   FoldConstants();
   InferFoldedShapes();
   FindDetectHeads();
+  FindSilu();
   CheckSupported();
   for (const auto& info : model_.graph().input()) {
     if (constants_.count(info.name())) continue;
@@ -545,6 +546,31 @@ pnnx::Graph Converter::Run() {
   return Convert(/*batch_mode=*/false, 1);
 }
 
+void Converter::FindSilu() {
+  std::map<std::string, const onnx::NodeProto*> producer;
+  for (const onnx::NodeProto& node : model_.graph().node()) {
+    for (const std::string& output : node.output()) producer[output] = &node;
+  }
+  for (const onnx::NodeProto& mul : model_.graph().node()) {
+    if (mul.op_type() != "Mul" || mul.input_size() != 2 || mul.output_size() != 1 ||
+        absorbed_.count(&mul) || !mul.domain().empty()) {
+      continue;
+    }
+    for (int k = 0; k < 2; ++k) {
+      const auto sigmoid = producer.find(mul.input(k));
+      if (sigmoid == producer.end() || sigmoid->second->op_type() != "Sigmoid" ||
+          sigmoid->second->input_size() != 1 || sigmoid->second->input(0) != mul.input(1 - k) ||
+          absorbed_.count(sigmoid->second)) {
+        continue;
+      }
+      silu_[&mul] = 1 - k;
+      // The Sigmoid goes when this Mul is its only reader.
+      if (readers_[mul.input(k)].size() == 1) absorbed_.insert(sigmoid->second);
+      break;
+    }
+  }
+}
+
 pnnx::Graph Converter::Convert(bool batch_mode, int64_t batch) {
   batch_mode_ = batch_mode;
   batch_ = batch;
@@ -577,6 +603,10 @@ pnnx::Graph Converter::Convert(bool batch_mode, int64_t batch) {
       continue;
     }
     if (node.op_type() == "Constant" || absorbed_.count(&node)) continue;
+    if (const auto silu = silu_.find(&node); silu != silu_.end()) {
+      Emit("nn.SiLU", NodeName(node), {Input(node, silu->second)}, Output(node));
+      continue;
+    }
     (this->*Table().at(node.op_type()))(node);
   }
   int output_index = 0;

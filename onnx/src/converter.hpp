@@ -151,6 +151,10 @@ class Converter {
   bool FoldShapeArithmetic(const onnx::NodeProto& node);
   bool FoldFloatArithmetic(const onnx::NodeProto& node);
   void FindDetectHeads();
+  // x * Sigmoid(x), how torch.onnx.export writes nn.SiLU, becomes one nn.SiLU:
+  // fused into the convolution before it (RuntimeGraph::FuseActivations) and
+  // computed in double precision (activation.cpp) instead of two rounded passes.
+  void FindSilu();
   // Matches the head that the 5-D `reshape` starts, appending its nodes to
   // `nodes` (the last one computes the head's output); a difference throws a
   // ConversionError naming the node, and FindDetectHeads then leaves the nodes
@@ -177,6 +181,7 @@ class Converter {
   std::set<const onnx::NodeProto*> absorbed_;           // folded, or part of a Detect head
   std::set<std::string> internal_;                      // values inside a Detect head
   std::map<const onnx::NodeProto*, DetectHead> heads_;  // by the node computing its output
+  std::map<const onnx::NodeProto*, int> silu_;          // Mul node -> its input x
   // The nodes reading each value; a graph output counts as a null reader.
   std::map<std::string, std::vector<const onnx::NodeProto*>> readers_;
 
