@@ -6,8 +6,22 @@
 //     k = 2, 3: (s * 2)^2 * anchor_i[a][0 or 1]       box width, height
 //     k >= 4:   s                                     objectness, class scores
 // Rows are ordered level, anchor, y, x: each item becomes (sum na*H_i*W_i, no).
+//
+// Two forms of the operator are read. Ours (tools/pnnx_export.py): params nc,
+// na; attributes anchors (levels, na, 2), strides (levels), m.{i}.weight,
+// m.{i}.bias. The real pnnx's, converting with moduleop=models.yolo.Detect: no
+// params, the same m.{i}.weight/bias, and the constants Ultralytics' Detect
+// computes in forward captured as numbered attributes, pnnx_00..pnnx_06 (older
+// pnnx: pnnx_0..pnnx_6), whose order differs between versions. They are
+// recognised by content instead: the strides (levels values), and per level
+// a grid and an anchor grid of shape (1, na, H_i, W_i, 2), the grid holding
+// each cell's (x, y) minus 0.5 (or without it, before Ultralytics v6.1),
+// the anchor grid each anchor's (w, h) in pixels in every cell.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <functional>
+#include <map>
 
 #include "kuiper/layer.hpp"
 #include "kuiper/layers/convolution.hpp"
@@ -111,25 +125,85 @@ class DetectLayer : public Layer {
   std::vector<DetectLevel> levels_;
 };
 
+// The moduleop form's numbered constants (see the top of this file), sorted
+// into strides, anchors (levels, na, 2) and the level sizes, all checked.
+struct ModuleOpConstants {
+  std::vector<float> strides;
+  std::vector<float> anchors;  // levels * na pairs (w, h)
+  int na = 0;
+};
+
+ModuleOpConstants ReadModuleOpConstants(const RuntimeOperator& op, int levels) {
+  const auto fail = [&](const std::string& why) {
+    return LayerError(fmt::format("operator '{}' ({}): {}", op.name, op.type, why));
+  };
+  ModuleOpConstants out;
+  // Grids and anchor grids by their (H, W); a level's pair shares it.
+  std::map<std::pair<int, int>, std::vector<float>, std::greater<>> anchor_grids;
+  int grids = 0;
+  for (const auto& [key, attr] : op.attribute) {
+    if (key.rfind("pnnx_", 0) != 0) continue;
+    const std::vector<float> v = attr.ToFloat();
+    if (attr.shape == std::vector<int>{levels} && out.strides.empty()) {
+      out.strides = v;
+      continue;
+    }
+    const std::vector<int>& s = attr.shape;
+    if (s.size() != 5 || s[0] != 1 || s[1] <= 0 || s[2] <= 0 || s[3] <= 0 || s[4] != 2 ||
+        v.size() != size_t(s[1]) * s[2] * s[3] * 2) {
+      throw fail(
+          fmt::format("{} has shape ({}): expected the strides ({}) or a grid of shape "
+                      "(1,na,H,W,2)",
+                      key, fmt::join(s, ","), levels));
+    }
+    if (out.na != 0 && out.na != s[1])
+      throw fail(fmt::format("{}: na {} after {}", key, s[1], out.na));
+    out.na = s[1];
+    const int h = s[2], w = s[3];
+    // A grid: cell (y, x) of every anchor holds (x, y) - offset, one offset.
+    const float offset = -v[0];
+    bool is_grid = offset == 0.f || offset == 0.5f;
+    bool is_anchor_grid = true;
+    for (size_t i = 0; i < v.size() / 2; ++i) {
+      const size_t cell = i % (size_t(h) * w);
+      const float x = static_cast<float>(cell % w), y = static_cast<float>(cell / w);
+      is_grid = is_grid && v[2 * i] == x - offset && v[2 * i + 1] == y - offset;
+      const size_t first = (i / (size_t(h) * w)) * h * w;  // this anchor's cell (0, 0)
+      is_anchor_grid = is_anchor_grid && v[2 * i] == v[2 * first] &&
+                       v[2 * i + 1] == v[2 * first + 1] && v[2 * i] > 0 && v[2 * i + 1] > 0;
+    }
+    if (is_grid) {
+      ++grids;
+    } else if (is_anchor_grid && !anchor_grids.count({h, w})) {
+      std::vector<float>& anchors = anchor_grids[{h, w}];
+      for (int a = 0; a < s[1]; ++a) {
+        anchors.push_back(v[2 * size_t(a) * h * w]);
+        anchors.push_back(v[2 * size_t(a) * h * w + 1]);
+      }
+    } else {
+      throw fail(
+          fmt::format("{} of shape ({}) is neither a grid of cell indices nor an anchor "
+                      "grid (one (w, h) per anchor in every cell), or repeats one",
+                      key, fmt::join(s, ",")));
+    }
+  }
+  if (out.strides.empty() || grids != levels || static_cast<int>(anchor_grids.size()) != levels) {
+    throw fail(fmt::format(
+        "expected the strides ({}) and {} grids and {} anchor grids among its "
+        "pnnx_ attributes; found {} strides, {} grids, {} anchor grids",
+        levels, levels, levels, out.strides.empty() ? 0 : 1, grids, anchor_grids.size()));
+  }
+  // Levels go from the largest map (the smallest stride) to the smallest.
+  for (const auto& [size, anchors] : anchor_grids) {
+    out.anchors.insert(out.anchors.end(), anchors.begin(), anchors.end());
+  }
+  return out;
+}
+
 std::unique_ptr<Layer> CreateDetect(const RuntimeOperator& op) {
   const auto fail = [&](const std::string& why) {
     return LayerError(fmt::format("operator '{}' ({}): {}", op.name, op.type, why));
   };
-  const int nc = op.param<int>("nc");
-  const int na = op.param<int>("na");
-  if (nc <= 0 || na <= 0) throw fail(fmt::format("nc={} and na={} must be positive", nc, na));
-  const uint32_t no = nc + 5;
-  const RuntimeAttribute& strides = op.attr("strides");
-  if (strides.shape.size() != 1 || strides.shape[0] <= 0) {
-    throw fail(
-        fmt::format("strides has shape ({}), expected (levels)", fmt::join(strides.shape, ",")));
-  }
-  const int levels = strides.shape[0];
-  const RuntimeAttribute& anchors = op.attr("anchors");
-  if (anchors.shape != std::vector<int>{levels, na, 2}) {
-    throw fail(fmt::format("anchors has shape ({}), expected ({},{},2)",
-                           fmt::join(anchors.shape, ","), levels, na));
-  }
   // The reader checks data against shape for files; operators built in code
   // may still disagree, and a short buffer must not be read past its end.
   const auto values = [&](const RuntimeAttribute& attr, const std::string& key, size_t count) {
@@ -139,8 +213,42 @@ std::unique_ptr<Layer> CreateDetect(const RuntimeOperator& op) {
     }
     return v;
   };
-  const std::vector<float> stride_values = values(strides, "strides", levels);
-  const std::vector<float> anchor_values = values(anchors, "anchors", levels * na * 2);
+  int nc = 0, na = 0, levels = 0;
+  std::vector<float> stride_values, anchor_values;
+  if (op.attribute.count("anchors") || op.has_param("nc")) {  // our form
+    nc = op.param<int>("nc");
+    na = op.param<int>("na");
+    if (nc <= 0 || na <= 0) throw fail(fmt::format("nc={} and na={} must be positive", nc, na));
+    const RuntimeAttribute& strides = op.attr("strides");
+    if (strides.shape.size() != 1 || strides.shape[0] <= 0) {
+      throw fail(
+          fmt::format("strides has shape ({}), expected (levels)", fmt::join(strides.shape, ",")));
+    }
+    levels = strides.shape[0];
+    const RuntimeAttribute& anchors = op.attr("anchors");
+    if (anchors.shape != std::vector<int>{levels, na, 2}) {
+      throw fail(fmt::format("anchors has shape ({}), expected ({},{},2)",
+                             fmt::join(anchors.shape, ","), levels, na));
+    }
+    stride_values = values(strides, "strides", levels);
+    anchor_values = values(anchors, "anchors", levels * na * 2);
+  } else {  // pnnx's moduleop form: levels from the weights, the rest from the constants
+    while (op.attribute.count(fmt::format("m.{}.weight", levels))) ++levels;
+    if (levels == 0) throw fail("has neither nc/na/anchors/strides nor m.0.weight");
+    const ModuleOpConstants constants = ReadModuleOpConstants(op, levels);
+    na = constants.na;
+    const std::vector<int>& w = op.attr("m.0.weight").shape;
+    if (w.empty() || w[0] % na != 0 || w[0] / na <= 5) {
+      throw fail(
+          fmt::format("m.0.weight has shape ({}): expected na * (nc + 5) = {} * (nc + 5) "
+                      "outputs",
+                      fmt::join(w, ","), na));
+    }
+    nc = w[0] / na - 5;
+    stride_values = constants.strides;
+    anchor_values = constants.anchors;
+  }
+  const uint32_t no = nc + 5;
   std::vector<DetectLevel> detect_levels;
   for (int l = 0; l < levels; ++l) {
     const RuntimeAttribute& weight = op.attr(fmt::format("m.{}.weight", l));

@@ -157,5 +157,70 @@ TEST(Detect, WeightsThatDoNotFitAreRejectedAtCreation) {
   EXPECT_THROW(LayerRegisterer::CreateLayer(op), LayerError);
 }
 
+// pnnx's moduleop form of the same one-level head: no params, the captured
+// grid (1,na,H,W,2) of cell (x, y) - 0.5, strides (1) and anchor grid
+// (1,na,H,W,2), named in use order. The layer tells them apart by content.
+RuntimeOperator ModuleOpDetectOp(const RuntimeOperator& ours, int na, int h, int w) {
+  RuntimeOperator op;
+  op.type = ours.type;
+  op.name = ours.name;
+  op.attribute["m.0.weight"] = ours.attribute.at("m.0.weight");
+  op.attribute["m.0.bias"] = ours.attribute.at("m.0.bias");
+  const std::vector<float> anchors = ours.attribute.at("anchors").ToFloat();
+  std::vector<float> grid, anchor_grid;
+  for (int a = 0; a < na; ++a) {
+    for (int y = 0; y < h; ++y) {
+      for (int x = 0; x < w; ++x) {
+        grid.insert(grid.end(), {x - 0.5f, y - 0.5f});
+        anchor_grid.insert(anchor_grid.end(), {anchors[2 * a], anchors[2 * a + 1]});
+      }
+    }
+  }
+  op.attribute["pnnx_00"] = Attr({1, na, h, w, 2}, grid);
+  op.attribute["pnnx_01"] = ours.attribute.at("strides");
+  op.attribute["pnnx_02"] = Attr({1, na, h, w, 2}, anchor_grid);
+  return op;
+}
+
+std::vector<float> RunDetect(const RuntimeOperator& op, int channels, int h, int w) {
+  auto layer = LayerRegisterer::CreateLayer(op);
+  sftensor x = TensorCreate(channels, h, w);
+  for (uint32_t i = 0; i < x->size(); ++i) x->raw_ptr()[i] = 0.1f * static_cast<float>(i % 7);
+  std::vector<sftensor> outputs(1);
+  EXPECT_EQ(layer->Forward({x}, outputs), InferStatus::kInferSuccess);
+  return outputs[0]->values(true);
+}
+
+TEST(Detect, PnnxModuleOpFormDecodesLikeOurs) {
+  // 2 anchors, 1 channel, a 2 x 3 grid; weights and biases vary per output.
+  std::vector<float> weight(12), bias(12);
+  for (int k = 0; k < 12; ++k) weight[k] = 0.25f * (k % 5) - 0.5f, bias[k] = 0.1f * k - 0.6f;
+  const RuntimeOperator ours = DetectOp(2, 1, weight, bias, {10, 13, 30, 61}, 16);
+  EXPECT_EQ(RunDetect(ModuleOpDetectOp(ours, 2, 2, 3), 1, 2, 3), RunDetect(ours, 1, 2, 3));
+}
+
+TEST(Detect, PnnxModuleOpGridWithoutTheHalfCellShiftIsAcceptedToo) {
+  // Ultralytics before v6.1 kept the grid at (x, y) and subtracted 0.5 in forward.
+  const RuntimeOperator ours =
+      DetectOp(1, 1, std::vector<float>(6, 0.f), std::vector<float>(6, 0.f), {10, 13}, 8);
+  RuntimeOperator op = ModuleOpDetectOp(ours, 1, 1, 2);
+  op.attribute["pnnx_00"] = Attr({1, 1, 1, 2, 2}, {0, 0, 1, 0});
+  EXPECT_EQ(RunDetect(op, 1, 1, 2), RunDetect(ours, 1, 1, 2));
+}
+
+TEST(Detect, PnnxModuleOpConstantOfAnotherKindIsRejectedNamingIt) {
+  const RuntimeOperator ours =
+      DetectOp(1, 1, std::vector<float>(6, 0.f), std::vector<float>(6, 0.f), {10, 13}, 8);
+  RuntimeOperator op = ModuleOpDetectOp(ours, 1, 1, 2);
+  op.attribute["pnnx_00"] = Attr({1, 1, 1, 2, 2}, {0, 0, 2, 0});  // cell x=1 holds 2
+  try {
+    LayerRegisterer::CreateLayer(op);
+    FAIL() << "no error";
+  } catch (const LayerError& e) {
+    EXPECT_NE(std::string(e.what()).find("operator 'detect'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("pnnx_00"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace kuiper

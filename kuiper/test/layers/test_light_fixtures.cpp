@@ -51,6 +51,21 @@ TEST_P(TinyModel, MatchesPyTorch) {
   }
 }
 
+// tiny_detect with its head in pnnx's moduleop form (models/tiny_detect_moduleop.py:
+// pnnx_00..pnnx_06 as current pnnx numbers them, and the older pnnx_0..pnnx_6)
+// gives exactly the output of our own form of the same operator.
+TEST(TinyModelModuleOp, DetectHeadAsPnnxWritesItRunsLikeOurs) {
+  const std::vector<sftensor> input = NpyToBatch(LoadNpy(kFixtures + "tiny_detect.input.npy"));
+  RuntimeGraph ours(kFixtures + "tiny_detect.pnnx.param", kFixtures + "tiny_detect.pnnx.bin");
+  ours.Build();
+  const std::vector<float> expected = ours.Forward(input).at(0)->values(true);
+  for (const std::string name : {"tiny_detect_moduleop", "tiny_detect_moduleop_old"}) {
+    RuntimeGraph graph(kFixtures + name + ".pnnx.param", kFixtures + name + ".pnnx.bin");
+    graph.Build();
+    EXPECT_EQ(graph.Forward(input).at(0)->values(true), expected) << name;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(LightLayers, TinyModel,
                          ::testing::Values("tiny_expression", "tiny_sin", "tiny_sigmoid",
                                            "tiny_misc", "tiny_detect"));
