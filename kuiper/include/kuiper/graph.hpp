@@ -78,7 +78,8 @@ class RuntimeGraph {
   // as before. Either way Forward returns copies: what it returns is the
   // caller's, and no later run overwrites it. An intermediate operand's
   // tensors (op->output_operand->datas) are only meaningful until a later
-  // operator of the same run reuses their memory. Takes effect at the next
+  // operator of the same run reuses their memory, and must not be kept past
+  // the next Build or batch change, which frees it. Takes effect at the next
   // Build or batch change.
   void set_buffer_planning(bool on) { buffer_planning_ = on; }
   bool buffer_planning() const { return buffer_planning_; }
