@@ -345,6 +345,12 @@ int Bench(const BenchOptions& options) {
       options.runs);
   fmt::print("per image: median {:.3f} ms, p90 {:.3f} ms (min {:.3f} ms)\n",
              Quantile(per_image_ms, 0.5), Quantile(per_image_ms, 0.9), Quantile(per_image_ms, 0.0));
+  if (graph->buffer_planning()) {
+    fmt::print("activations: {:.1f} MB planned buffer, shared by operands not live at once\n",
+               graph->planned_bytes() / 1e6);
+  } else {
+    fmt::print("activations: not planned (KUIPER_NO_PLAN=1), each operand owns its tensors\n");
+  }
   if (!options.profile) return 0;
 
   std::vector<std::pair<const RuntimeOperator*, double>> rows(operator_ms.begin(),

@@ -145,5 +145,44 @@ TEST(YOLOv5s, DetectionsAfterNmsMatchPyTorchs) {
   EXPECT_EQ(unmatched, 0) << "of " << want.size() << " detections";
 }
 
+// Activation buffers planned at Build (graph.hpp, set_buffer_planning) must
+// not change a single bit of either model's output, on the first run or the
+// next, at batch 1 or 4.
+std::vector<float> PlannedOrOwnedRuns(const std::string& model, const std::string& suffix,
+                                      bool planning, int runs) {
+  RuntimeGraph graph(ModelFile(model, ".pnnx.param"), ModelFile(model, ".pnnx.bin"));
+  graph.set_buffer_planning(planning);
+  graph.Build();
+  const std::vector<sftensor> input =
+      NpyToBatch(LoadNpy(ModelFile(model, ".input" + suffix + ".npy")));
+  std::vector<float> first = BatchToNpy(graph.Forward(input)).data;
+  for (int i = 1; i < runs; ++i) {
+    EXPECT_EQ(BatchToNpy(graph.Forward(input)).data, first)
+        << model << suffix << ": run " << i + 1 << " differs from the first";
+  }
+  return first;
+}
+
+void ExpectPlanChangesNothing(const std::string& model, const std::string& suffix) {
+  EXPECT_TRUE(ModelFileExists(ModelFile(model, ".input" + suffix + ".npy")));
+  if (::testing::Test::HasFailure()) return;
+  const std::vector<float> owned = PlannedOrOwnedRuns(model, suffix, false, 1);
+  const std::vector<float> planned = PlannedOrOwnedRuns(model, suffix, true, 2);
+  ASSERT_EQ(planned.size(), owned.size());
+  size_t differ = 0;
+  for (size_t i = 0; i < owned.size(); ++i) differ += planned[i] != owned[i];
+  EXPECT_EQ(differ, 0u) << model << suffix << ": values that differ with planned buffers "
+                        << "(see runtime_graph.cpp, PlanOutputs)";
+}
+
+TEST(ResNet18, PlannedBuffersGiveExactlyTheOutputOfOwnedOnes) {
+  ExpectPlanChangesNothing("resnet18", "");
+  ExpectPlanChangesNothing("resnet18", "_b4");
+}
+
+TEST(YOLOv5s, PlannedBuffersGiveExactlyTheOutputOfOwnedOnes) {
+  ExpectPlanChangesNothing("yolov5s", "");
+}
+
 }  // namespace
 }  // namespace kuiper::app

@@ -283,3 +283,53 @@ TEST(Errors, TodoNamesLabFunctionAndPlace) {
 
 }  // namespace
 }  // namespace kuiper
+
+namespace kuiper {
+namespace {
+
+// The graph's planned buffers (graph.hpp, set_buffer_planning) back tensors
+// through Tensor(shapes, memory): the tensor reads and writes that memory,
+// in the layout Tensor(shapes) has, and never leaves it.
+TEST(TensorOverMemory, ReadsAndWritesTheGivenMemoryInStorageOrder) {
+  std::vector<float> memory = IotaValues(2 * 3 * 4 * 5);
+  Tensor<float> tensor({2, 3, 4, 5}, memory.data());
+  EXPECT_EQ(tensor.raw_shapes(), (std::vector<uint32_t>{2, 3, 4, 5}));
+  EXPECT_EQ(tensor.shapes(), (std::vector<uint32_t>{6, 4, 5})) << "N-D folds into channels";
+  EXPECT_EQ(tensor.raw_ptr(), memory.data());
+  // Storage order: channel 1 starts after 4*5 floats, each channel column-major.
+  EXPECT_EQ(tensor.at(1, 2, 3), memory[20 + 3 * 4 + 2]);
+  tensor.at(0, 1, 0) = -7.f;
+  EXPECT_EQ(memory[1], -7.f);
+}
+
+TEST(TensorOverMemory, OneAndTwoDimensionsAreLaidOutAsTheirOwnConstructors) {
+  std::vector<float> memory = IotaValues(6);
+  EXPECT_EQ(Tensor<float>({6}, memory.data()).shapes(), Tensor<float>(6u).shapes());
+  EXPECT_EQ(Tensor<float>({2, 3}, memory.data()).shapes(), Tensor<float>(2u, 3u).shapes());
+  EXPECT_EQ(Tensor<float>({2, 3}, memory.data()).values(true),
+            Tensor<float>({2, 3}, memory.data()).values(true));
+}
+
+TEST(TensorOverMemory, CannotChangeItsSize) {
+  std::vector<float> memory(12, 0.f);
+  Tensor<float> tensor({3, 4}, memory.data());
+  EXPECT_THROW(tensor.data().set_size(4, 4, 1), std::logic_error)
+      << "a tensor over planned memory must not silently move to memory of its own";
+}
+
+TEST(TensorOverMemory, ReshapeKeepsTheMemoryAndCopiesOwnTheirs) {
+  std::vector<float> memory(12, 0.f);
+  Tensor<float> tensor({3, 4}, memory.data());
+  tensor.Fill(IotaValues(12), /*row_major=*/true);
+  tensor.Reshape({4, 3}, /*row_major=*/true);
+  EXPECT_EQ(tensor.raw_ptr(), memory.data());
+  EXPECT_EQ(tensor.values(true), IotaValues(12)) << "row-major reading order kept";
+  const std::vector<float> before = memory;
+  Tensor<float> copy = tensor;
+  EXPECT_NE(copy.raw_ptr(), memory.data());
+  copy.Fill(0.f);
+  EXPECT_EQ(memory, before) << "a copy writes into memory of its own";
+}
+
+}  // namespace
+}  // namespace kuiper

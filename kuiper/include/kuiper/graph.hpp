@@ -70,6 +70,22 @@ class RuntimeGraph {
   using Profiler = std::function<void(const RuntimeOperator& op, double ms)>;
   void set_profiler(Profiler profiler) { profiler_ = std::move(profiler); }
 
+  // Activation memory planning (on by default; the environment variable
+  // KUIPER_NO_PLAN=1 turns it off in every graph, for A/B measurements).
+  // On, AllocateOutputs lays the outputs of known shape into one buffer, and
+  // operands whose lifetimes do not overlap in the execution order share its
+  // bytes (runtime_graph.cpp says how). Off, each operand owns its tensors,
+  // as before. Either way Forward returns copies: what it returns is the
+  // caller's, and no later run overwrites it. An intermediate operand's
+  // tensors (op->output_operand->datas) are only meaningful until a later
+  // operator of the same run reuses their memory, and must not be kept past
+  // the next Build or batch change, which frees it. Takes effect at the next
+  // Build or batch change.
+  void set_buffer_planning(bool on) { buffer_planning_ = on; }
+  bool buffer_planning() const { return buffer_planning_; }
+  // Bytes of the planned buffer at the allocated batch (0 when planning is off).
+  uint64_t planned_bytes() const { return planned_floats_ * sizeof(float); }
+
   // Topological orders. Both throw GraphError naming an operator on a cycle.
   std::vector<RuntimeOperator*> ReverseTopo() const;
   std::vector<RuntimeOperator*> KahnTopoSort() const;  // lab course4_topo
@@ -92,6 +108,8 @@ class RuntimeGraph {
   void ConnectOperators();
   void FuseActivations();
   void AllocateOutputs(uint32_t batch);
+  void PlanOutputs(uint32_t batch,
+                   const std::vector<std::pair<RuntimeOperand*, std::vector<uint32_t>>>& known);
 
   std::string param_path_;
   std::string bin_path_;
@@ -104,6 +122,12 @@ class RuntimeGraph {
   std::vector<RuntimeOperator*> outputs_;
   std::set<const RuntimeOperand*> fused_outputs_;  // outputs of fused activations
   uint32_t allocated_batch_ = 0;
+  struct FreeFloats {
+    void operator()(float* p) const;
+  };
+  bool buffer_planning_;                        // see set_buffer_planning
+  std::unique_ptr<float, FreeFloats> planned_;  // the planned buffer (PlanOutputs)
+  uint64_t planned_floats_ = 0;
   uint64_t weight_bytes_ = 0;      // bytes of every attribute, as loaded
   bool weights_released_ = false;  // Build freed attribute data: a new Build reloads it
   bool built_ = false;

@@ -37,7 +37,11 @@ class Layer {
   // Outputs likewise: an operator with k output operands (torch.split,
   // torch.chunk, torch.tensor_split, ONNX Split) gets k*n slots, output 0's n
   // items first. A layer keeps the number of slots it is given. An output slot
-  // may be null or have another shape: the layer then allocates it.
+  // may be null or have another shape: the layer then allocates it. A layer
+  // never writes into its inputs, nor puts an input's tensor in an output
+  // slot: the graph lets operands that are not live at once share memory
+  // (graph.hpp, set_buffer_planning), and an output slot may hold memory that
+  // an earlier operand of the same run used.
   virtual InferStatus Forward(const std::vector<sftensor>& inputs,
                               std::vector<sftensor>& outputs) = 0;
 

@@ -48,6 +48,12 @@ class Tensor<float> {
   // Tensor of 1 to kMaxTensorRank dimensions from its logical shape (N-D ones
   // folded, see above); throws ShapeError otherwise.
   explicit Tensor(const std::vector<uint32_t>& shapes);
+  // A tensor of `shapes` laid over `memory`, which it does not own and does
+  // not clear: the graph's planned activation buffers (runtime_graph.cpp,
+  // AllocateOutputs). `memory` holds size() floats and outlives the tensor.
+  // Its size cannot change (Armadillo's strict auxiliary memory: Padding
+  // throws std::logic_error); copies of it own their memory.
+  Tensor(const std::vector<uint32_t>& shapes, float* memory);
 
   uint32_t rows() const;
   uint32_t cols() const;

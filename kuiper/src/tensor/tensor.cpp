@@ -58,6 +58,20 @@ Tensor<float>::Tensor(const std::vector<uint32_t>& shapes) {
   }
 }
 
+Tensor<float>::Tensor(const std::vector<uint32_t>& shapes, float* memory) {
+  CheckShapeRank(shapes);
+  // The cube the other constructors make for `shapes`: 1-D is one row,
+  // 2-D one channel, N-D folds the leading dimensions into the channels.
+  uint64_t rows = 1, cols = shapes.back(), channels = 1;
+  if (shapes.size() >= 2) rows = shapes[shapes.size() - 2];
+  if (shapes.size() >= 3) channels = ShapeProduct({shapes.begin(), shapes.end() - 2});
+  if (channels > std::numeric_limits<uint32_t>::max()) {
+    throw ShapeError(fmt::format("shape [{}] has too many elements", fmt::join(shapes, ", ")));
+  }
+  raw_shapes_ = shapes;
+  data_ = arma::fcube(memory, rows, cols, channels, /*copy_aux_mem=*/false, /*strict=*/true);
+}
+
 uint32_t Tensor<float>::rows() const { return data_.n_rows; }
 uint32_t Tensor<float>::cols() const { return data_.n_cols; }
 uint32_t Tensor<float>::channels() const { return data_.n_slices; }

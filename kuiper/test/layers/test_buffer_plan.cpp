@@ -1,0 +1,143 @@
+// Activation buffers planned at Build (RuntimeGraph::set_buffer_planning,
+// runtime_graph.cpp PlanOutputs): operands whose lifetimes do not overlap
+// share memory. A plan must never change a result: every graph here gives
+// bit-for-bit the output it gives with planning off (each operand owning its
+// tensors), run after run. Loading needs lab course3; the fixtures use
+// course5 (sigmoid), course6 (convolution) and course7 (sin).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "kuiper/graph.hpp"
+#include "kuiper/npy.hpp"
+
+namespace kuiper {
+namespace {
+
+const std::string kPlanFixtures = std::string(KUIPER_SOURCE_DIR) + "/models/fixtures/";
+const std::string kPlanGraphs = std::string(KUIPER_SOURCE_DIR) + "/kuiper/test/data/graph/";
+
+std::vector<std::vector<float>> Values(const std::vector<sftensor>& batch) {
+  std::vector<std::vector<float>> values;
+  for (const sftensor& item : batch) values.push_back(item->values(/*row_major=*/true));
+  return values;
+}
+
+// The outputs of two runs in a row on `input`, with planning on or off.
+std::vector<std::vector<std::vector<float>>> TwoRuns(const std::string& param,
+                                                     const std::string& bin,
+                                                     const std::vector<sftensor>& input,
+                                                     bool planning) {
+  RuntimeGraph graph(param, bin);
+  graph.set_buffer_planning(planning);
+  graph.Build();
+  EXPECT_EQ(graph.planned_bytes() > 0, planning) << param;
+  return {Values(graph.Forward(input)), Values(graph.Forward(input))};
+}
+
+class PlannedFixture : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(PlannedFixture, GivesExactlyTheOutputOfOwnedTensorsOnEveryRun) {
+  const std::string base = kPlanFixtures + GetParam();
+  const std::vector<sftensor> input = NpyToBatch(LoadNpy(base + ".input.npy"));
+  const auto owned = TwoRuns(base + ".pnnx.param", base + ".pnnx.bin", input, false);
+  const auto planned = TwoRuns(base + ".pnnx.param", base + ".pnnx.bin", input, true);
+  EXPECT_EQ(owned[0], owned[1]) << "without a plan, a second run differs";
+  EXPECT_EQ(planned[0], owned[0]) << GetParam() << ", first run: a plan changed the result "
+                                  << "(see graph.hpp, set_buffer_planning)";
+  EXPECT_EQ(planned[1], owned[0]) << GetParam() << ", second run: a plan changed the result";
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, PlannedFixture,
+                         ::testing::Values("tiny_net", "tiny_detect", "tiny_expression",
+                                           "tiny_groupconv", "tiny_misc", "tiny_sigmoid",
+                                           "tiny_sin", "tiny_yolo_head"));
+
+// two_readers.pnnx.param: a = relu(x) is read by silu right after it and by
+// the cat at the end; b = silu(a), c = hardswish(b), d = relu6(c) come
+// between. Were a's life to end at its first reader, c could take a's memory
+// and the cat would read c where a belongs.
+float Silu(float v) { return v / (1.f + std::exp(-v)); }
+float Hardswish(float v) { return v * std::min(std::max(v + 3.f, 0.f), 6.f) / 6.f; }
+
+TEST(BufferPlan, OperandReadByTwoLaterOperatorsKeepsItsValuesUntilTheLast) {
+  RuntimeGraph graph(kPlanGraphs + "two_readers.pnnx.param", "");
+  graph.Build();
+  ASSERT_TRUE(graph.buffer_planning());
+  sftensor x = TensorCreate(2, 4, 4);
+  std::vector<float> values;
+  for (int i = 0; i < 32; ++i) values.push_back(std::sin(0.9f * i) * 5);
+  x->Fill(values);
+  const std::vector<float> got = graph.Forward(std::vector<sftensor>{x}).at(0)->values(true);
+  ASSERT_EQ(got.size(), 64u);
+  for (int i = 0; i < 32; ++i) {
+    const float a = std::max(values[i], 0.f);
+    const float d = std::min(std::max(Hardswish(Silu(a)), 0.f), 6.f);
+    EXPECT_FLOAT_EQ(got[i], a) << "a = relu(x) at " << i << ", read by the cat after b, c, d";
+    EXPECT_NEAR(got[32 + i], d, 1e-6f) << "d = relu6(hardswish(silu(a))) at " << i;
+  }
+}
+
+// The same graph's lifetimes (steps in execution order; x is the caller's):
+// a 1..5, b 2..3, c 3..4, d 4..5, e = cat(a, d) 5..end. a, d and e are live
+// at once at step 5: 32 + 32 + 64 floats, 512 bytes, the least any plan can
+// take, where owned tensors take 768. Largest first, lowest offset reaches it.
+TEST(BufferPlan, ChainSharesMemoryDownToTheMostLiveAtOneStep) {
+  RuntimeGraph graph(kPlanGraphs + "two_readers.pnnx.param", "");
+  graph.Build();
+  EXPECT_EQ(graph.planned_bytes(), 512u) << "see runtime_graph.cpp, PlanOutputs";
+}
+
+TEST(BufferPlan, ReturnedOutputsAreTheCallersAndOutliveTheNextRun) {
+  RuntimeGraph graph(kPlanGraphs + "two_readers.pnnx.param", "");
+  graph.Build();
+  sftensor x = TensorCreate(2, 4, 4);
+  x->Fill(1.f);
+  const std::vector<sftensor> first = graph.Forward(std::vector<sftensor>{x});
+  const std::vector<float> kept = first.at(0)->values(true);
+  x->Fill(-2.f);
+  const std::vector<sftensor> second = graph.Forward(std::vector<sftensor>{x});
+  EXPECT_EQ(first.at(0)->values(true), kept) << "a later run overwrote a returned output";
+  EXPECT_NE(second.at(0)->values(true), kept);
+}
+
+// A `?` batch re-plans at each new batch: 1, then 3, then 1 again.
+TEST(BufferPlan, BatchChangeReplansAndMatchesOwnedTensors) {
+  RuntimeGraph planned(kPlanGraphs + "dynamic_batch_5d.pnnx.param", "");
+  RuntimeGraph owned(kPlanGraphs + "dynamic_batch_5d.pnnx.param", "");
+  owned.set_buffer_planning(false);
+  planned.Build();
+  owned.Build();
+  uint64_t bytes_at_1 = 0;
+  for (int batch : {1, 3, 1}) {
+    std::vector<sftensor> input;
+    for (int n = 0; n < batch; ++n) {
+      sftensor item = TensorCreate({6, 2, 3});
+      std::vector<float> values;
+      for (int i = 0; i < 36; ++i) values.push_back(std::cos(0.3f * (i + 36 * n)) * 4);
+      item->Fill(values);
+      input.push_back(item);
+    }
+    EXPECT_EQ(Values(planned.Forward(input)), Values(owned.Forward(input))) << "batch " << batch;
+    if (batch == 1 && bytes_at_1 == 0) bytes_at_1 = planned.planned_bytes();
+    if (batch == 3) EXPECT_GT(planned.planned_bytes(), bytes_at_1) << "not re-planned at batch 3";
+    if (batch == 1) EXPECT_EQ(planned.planned_bytes(), bytes_at_1) << "batch 1 again";
+  }
+}
+
+TEST(BufferPlan, EnvironmentVariableTurnsPlanningOff) {
+  setenv("KUIPER_NO_PLAN", "1", 1);
+  RuntimeGraph graph(kPlanGraphs + "two_readers.pnnx.param", "");
+  unsetenv("KUIPER_NO_PLAN");
+  graph.Build();
+  EXPECT_FALSE(graph.buffer_planning());
+  EXPECT_EQ(graph.planned_bytes(), 0u);
+  EXPECT_TRUE(RuntimeGraph(kPlanGraphs + "two_readers.pnnx.param", "").buffer_planning());
+}
+
+}  // namespace
+}  // namespace kuiper
