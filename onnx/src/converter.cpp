@@ -988,6 +988,12 @@ void Converter::ConvertExpression(const onnx::NodeProto& node) {
   if (node.input_size() != arity) {
     Fail(node, fmt::format("needs {} input(s), has {}", arity, node.input_size()));
   }
+  // Integers travel as float32; integer Div truncates, which float's does not.
+  const auto elem = elem_types_.find(node.output(0));
+  if (type == "Div" && elem != elem_types_.end() && elem->second != onnx::TensorProto::FLOAT) {
+    Fail(node,
+         fmt::format("integer Div (ONNX type {}, truncating) is not supported", elem->second));
+  }
   // Items broadcast among themselves: in batch mode a computed operand must
   // have the output's rank, or NumPy would align its batch with another dim.
   const size_t rank = ShapeOf(node, node.output(0)).size();
@@ -1012,12 +1018,28 @@ void Converter::ConvertConv(const onnx::NodeProto& node) {
     Fail(node, "only 2-D convolution (4-D input and weight) is supported");
   }
   const std::string auto_pad = AttributeString(node, "auto_pad", "NOTSET");
-  if (auto_pad != "NOTSET" && auto_pad != "VALID") {
-    Fail(node, fmt::format("auto_pad={} is not supported (NOTSET, VALID)", auto_pad));
+  std::vector<int64_t> pads = AttributeInts(node, "pads", {});
+  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    // As for pooling (ConvertPool): out = ceil(in / stride), the odd pad at
+    // the end (UPPER) or the start (LOWER); nn.Conv2d takes it when even.
+    const Shape& in = ShapeOf(node, node.input(0));
+    const std::vector<int64_t> strides = AttributeInts(node, "strides", {1, 1});
+    const std::vector<int64_t> dilations = AttributeInts(node, "dilations", {1, 1});
+    if (strides.size() != 2 || dilations.size() != 2) Fail(node, "strides and dilations need 2");
+    pads.assign(4, 0);
+    for (int a = 0; a < 2; ++a) {
+      const int64_t out = (in[2 + a] + strides[a] - 1) / strides[a];
+      const int64_t span = dilations[a] * (w[2 + a] - 1) + 1;
+      const int64_t total = std::max<int64_t>(0, (out - 1) * strides[a] + span - in[2 + a]);
+      pads[a] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      pads[a + 2] = total - pads[a];
+    }
+  } else if (auto_pad != "NOTSET" && auto_pad != "VALID") {
+    Fail(node, fmt::format("auto_pad={} is not NOTSET, VALID, SAME_UPPER or SAME_LOWER", auto_pad));
   }
   std::vector<int> padding;
-  if (!SymmetricPads(AttributeInts(node, "pads", {}), padding)) {
-    Fail(node, "asymmetric pads are not supported");
+  if (!SymmetricPads(pads, padding)) {
+    Fail(node, fmt::format("asymmetric pads ({}) are not supported", fmt::join(pads, ",")));
   }
   const std::vector<int64_t> kernel = AttributeInts(node, "kernel_shape", {w[2], w[3]});
   if (kernel != std::vector<int64_t>{w[2], w[3]}) Fail(node, "kernel_shape differs from W");
