@@ -7,9 +7,19 @@ test_data_set_0 are written as .npy files with their full ONNX shapes, and
     kuiper run model.onnx input_0.npy ... --expect output_0.npy ... --tolerance T
 
 runs it. Exit 0 is a pass; the CLI's own comparison decides (max abs diff <=
-T x max(1, max|ref|)). Nothing is bound as a constant and no shape is adapted:
-the in-tree test (onnx/test/test_conformance.cpp) feeds the library directly and
-may do both, which is why its count is higher.
+T x max(1, max|ref|)). No shape is adapted and the script binds nothing itself.
+
+Load-time inputs: many node tests pass weights, shapes or scales as graph
+inputs (a Conv's W, a Reshape's shape, a Slice's starts, Resize's sizes, Clip's
+min/max). The engine fixes shapes and weights when it builds the graph, so
+`kuiper run` gives its arrays to the ONNX importer, which binds exactly the
+graph inputs that an operator needs as a constant (OnnxImportOptions in
+onnx/include/kuiper/onnx_import.hpp) from their arrays and specialises the
+graph for those values; it prints one line naming them. Every other input is
+fed at run time. A model run this way is checked for the given values only.
+Integer and bool arrays travel as float32 and must hold values within +-2^24.
+The in-tree test (onnx/test/test_conformance.cpp) goes through the same import
+and feed path, so both report the same pass count.
 
     /usr/bin/python3 tools/onnx_node_tests_cli.py --kuiper build/solutions/bin/kuiper \
         --table build/solutions/onnx_node_tests_cli.md
@@ -33,8 +43,10 @@ from onnx import numpy_helper
 
 NODE_TESTS = "/usr/share/libonnx-testdata/data/node"
 HERE = os.path.dirname(os.path.abspath(__file__))
-# np.save writes these; LoadNpy reads them (kuiper/include/kuiper/npy.hpp).
-NPY_DTYPES = {np.float32, np.float64, np.int64, np.int32, np.uint8, np.bool_}
+# np.save writes these; LoadNpy reads them (kuiper/include/kuiper/npy.hpp):
+# integers and bools as float32, exact within +-2^24.
+NPY_DTYPES = {np.float32, np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8,
+              np.uint16, np.uint32, np.uint64, np.bool_}
 
 
 def supported_operators():

@@ -228,19 +228,58 @@ int Run(const RunOptions& options) {
   std::vector<NpyArray> references;
   for (const std::string& path : options.expect) references.push_back(LoadNpy(path));
 
-  std::unique_ptr<RuntimeGraph> graph = BuildGraph(files, options.no_fuse);
+  // An ONNX model gets the arrays at import: a graph input that an operator
+  // needs as a constant (weights, a shape, Slice's starts, ...) is bound from
+  // its array there and leaves the engine graph (OnnxImportOptions).
+  std::vector<size_t> runtime_arrays;  // the arrays the engine graph's inputs take, in order
+  std::unique_ptr<RuntimeGraph> graph;
+  if (files.onnx.empty()) {
+    graph = BuildGraph(files);
+    for (size_t i = 0; i < arrays.size(); ++i) runtime_arrays.push_back(i);
+  } else {
+    const std::vector<std::string> names = OnnxGraphInputs(ReadOnnxModel(files.onnx));
+    if (arrays.size() != names.size()) {
+      throw Error(fmt::format("model {} has {} input(s), got {} .npy file(s)", model_file,
+                              names.size(), arrays.size()));
+    }
+    OnnxImportOptions import;
+    import.fuse_detect_head = !options.no_fuse;
+    for (size_t i = 0; i < names.size(); ++i) import.input_values[names[i]] = arrays[i];
+    std::vector<std::string> bound;
+    graph = LoadOnnx(files.onnx, import, &bound);
+    graph->Build();
+    std::vector<std::string> bound_text;
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (std::find(bound.begin(), bound.end(), names[i]) == bound.end()) {
+        runtime_arrays.push_back(i);
+      } else {
+        bound_text.push_back(fmt::format("'{}' ({})", names[i], options.inputs[i]));
+      }
+    }
+    if (!bound_text.empty()) {
+      fmt::print("bound at load time (the graph is specialised for their values): {}\n",
+                 fmt::join(bound_text, ", "));
+    }
+  }
   const auto& input_ops = graph->input_operators();
   const auto& output_ops = graph->output_operators();
-  if (arrays.size() != input_ops.size()) {
+  if (runtime_arrays.size() != input_ops.size()) {
     throw Error(fmt::format("model {} has {} input(s), got {} .npy file(s)", model_file,
-                            input_ops.size(), arrays.size()));
+                            input_ops.size(), runtime_arrays.size()));
+  }
+  if (input_ops.empty()) {
+    throw Error(
+        fmt::format("model {}: every input was bound at load time; the engine takes its "
+                    "batch from a run-time input",
+                    model_file));
   }
   // Each array as the model declares its input: with a batch axis only where
   // the model has one (ArrayToInput, kuiper/npy.hpp).
   std::vector<std::vector<sftensor>> inputs;
-  for (size_t i = 0; i < arrays.size(); ++i) {
-    inputs.push_back(ArrayToInput(arrays[i], *input_ops[i]->output_operand,
-                                  fmt::format("{} ({})", input_ops[i]->name, options.inputs[i])));
+  for (size_t i = 0; i < runtime_arrays.size(); ++i) {
+    const size_t a = runtime_arrays[i];
+    inputs.push_back(ArrayToInput(arrays[a], *input_ops[i]->output_operand,
+                                  fmt::format("{} ({})", input_ops[i]->name, options.inputs[a])));
   }
   for (const auto* list : {&options.outputs, &options.expect}) {
     if (!list->empty() && list->size() != output_ops.size()) {

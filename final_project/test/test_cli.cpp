@@ -180,6 +180,28 @@ NpyArray Counting(const std::vector<int64_t>& shape, float first = 0) {
   return array;
 }
 
+// Load-time inputs (issue 16): ONNX's test_reshape_reordered_all_dims takes
+// its target shape as graph input 'shape'. The engine fixes shapes when it
+// builds the graph, so kuiper run binds that input from its array, says so
+// on one line, and feeds only 'data' at run time.
+TEST(Cli, RunBindsAShapeInputAtLoadTimeAndSaysSo) {
+  const std::string model =
+      "/usr/share/libonnx-testdata/data/node/test_reshape_reordered_all_dims/model.onnx";
+  const NpyArray data = Counting({2, 3, 4});
+  SaveNpy(TempPath("data.npy"), data);
+  SaveNpy(TempPath("shape.npy"), NpyArray{{3}, {4, 2, 3}});
+  const std::string out = TempPath("reshaped.npy");
+  const Outcome o = Kuiper("run " + model + " " + TempPath("data.npy") + " " +
+                           TempPath("shape.npy") + " -o " + out);
+  ASSERT_EQ(o.status, 0) << o.err << " (see docs/onnx.md §7, load-time inputs)";
+  EXPECT_NE(o.out.find("bound at load time"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("'shape'"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("'data'"), std::string::npos) << "data stays a run-time input: " << o.out;
+  const NpyArray reshaped = LoadNpy(out);
+  EXPECT_EQ(reshaped.shape, (std::vector<int64_t>{4, 2, 3}));
+  EXPECT_EQ(reshaped.data, data.data) << "a reshape moves no value";
+}
+
 TEST(Cli, RunFeedsAMatmulItsTwoDimensionalInputsAsDeclared) {
   const NpyArray a = Counting({3, 4}), b = Counting({4, 3}, -5);
   SaveNpy(TempPath("a.npy"), a);

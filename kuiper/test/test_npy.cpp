@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <limits>
 
 #include "kuiper/error.hpp"
 #include "kuiper/npy.hpp"
@@ -103,6 +104,46 @@ void ExpectParseError(const std::string& bytes, const std::string& expected_word
 std::string Header(const std::string& dict) {
   std::string h = dict + "\n";
   return std::string("\x93NUMPY\x01\x00", 8) + char(h.size() & 0xff) + char(h.size() >> 8) + h;
+}
+
+// Integer dtypes keep their exact values in `ints` (an ONNX Slice's end of
+// INT64_MAX), and the float copy in `data`.
+TEST(NpyIntegers, ReadsEverySignedAndUnsignedWidthExactly) {
+  const std::string i1 = Header("{'descr': '|i1', 'fortran_order': False, 'shape': (2,), }") +
+                         std::string("\xff\x7f", 2);
+  EXPECT_EQ(ParseNpy(i1, "i1").ints, (std::vector<int64_t>{-1, 127}));
+  const std::string u2 = Header("{'descr': '<u2', 'fortran_order': False, 'shape': (1,), }") +
+                         std::string("\xff\xff", 2);
+  EXPECT_EQ(ParseNpy(u2, "u2").ints, (std::vector<int64_t>{65535}));
+  const std::string i8 = Header("{'descr': '<i8', 'fortran_order': False, 'shape': (1,), }") +
+                         std::string("\xff\xff\xff\xff\xff\xff\xff\x7f", 8);
+  const NpyArray big = ParseNpy(i8, "i8");
+  EXPECT_TRUE(big.integer);
+  EXPECT_EQ(big.ints, (std::vector<int64_t>{std::numeric_limits<int64_t>::max()}));
+  const std::string u8 = Header("{'descr': '<u8', 'fortran_order': False, 'shape': (1,), }") +
+                         std::string("\x05\0\0\0\0\0\0\0", 8);
+  EXPECT_EQ(ParseNpy(u8, "u8").data, (std::vector<float>{5}));
+}
+
+TEST(NpyIntegers, Uint64BeyondInt64IsAParseError) {
+  ExpectParseError(
+      Header("{'descr': '<u8', 'fortran_order': False, 'shape': (1,), }") + std::string(8, '\xff'),
+      "int64");
+}
+
+TEST(NpyIntegers, ExactInFloatUpToTwoToThe24) {
+  NpyArray a;
+  a.shape = {2};
+  a.integer = true;
+  a.ints = {16777216, -16777216};
+  EXPECT_NO_THROW(CheckExactInFloat(a, "x"));
+  a.ints = {0, 16777217};
+  try {
+    CheckExactInFloat(a, "the_input");
+    FAIL() << "2^24 + 1 has no exact float32";
+  } catch (const ShapeError& e) {
+    EXPECT_NE(std::string(e.what()).find("the_input"), std::string::npos) << e.what();
+  }
 }
 
 TEST(NpyErrors, MissingFile) { EXPECT_THROW(LoadNpy(kNpyData + "absent.npy"), ParseError); }

@@ -138,6 +138,45 @@ std::vector<T> TensorValues(const onnx::TensorProto& tensor) {
 template std::vector<float> TensorValues(const onnx::TensorProto&);
 template std::vector<int64_t> TensorValues(const onnx::TensorProto&);
 template std::vector<int32_t> TensorValues(const onnx::TensorProto&);
+template std::vector<double> TensorValues(const onnx::TensorProto&);
+
+bool CarriedAsFloat(int elem_type) {
+  switch (elem_type) {
+    case onnx::TensorProto::FLOAT:
+    case onnx::TensorProto::INT8:
+    case onnx::TensorProto::INT16:
+    case onnx::TensorProto::INT32:
+    case onnx::TensorProto::INT64:
+    case onnx::TensorProto::UINT8:
+    case onnx::TensorProto::UINT16:
+    case onnx::TensorProto::UINT32:
+    case onnx::TensorProto::UINT64:
+    case onnx::TensorProto::BOOL:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::vector<float> ConstantAsFloats(const onnx::TensorProto& tensor) {
+  if (tensor.data_type() == onnx::TensorProto::FLOAT) return OnnxTensorFloats(tensor);
+  if (!CarriedAsFloat(tensor.data_type())) {
+    throw ConversionError(
+        fmt::format("constant '{}' is of ONNX type {}; the engine computes in "
+                    "float32 (and carries integers and bools as float32)",
+                    tensor.name(), tensor.data_type()));
+  }
+  const NpyArray array = OnnxTensorToArray(tensor);
+  for (size_t i = 0; i < array.ints.size(); ++i) {
+    if (array.ints[i] > kMaxExactInt || array.ints[i] < -kMaxExactInt) {
+      throw ConversionError(fmt::format(
+          "constant '{}': integer value {} (element {}) is beyond 2^24, where float32 stops "
+          "holding every integer exactly",
+          tensor.name(), array.ints[i], i));
+    }
+  }
+  return array.data;
+}
 
 std::vector<int64_t> OnnxTensorInts(const onnx::TensorProto& tensor) {
   switch (tensor.data_type()) {
@@ -215,8 +254,8 @@ const std::map<std::string, Converter::NodeConverter>& Converter::Table() {
       {"Identity", &Converter::ConvertIdentity},
       {"Clip", &Converter::ConvertClip},
       {"HardSigmoid", &Converter::ConvertHardSigmoid},
-      {"MaxPool", &Converter::ConvertMaxPool},
-      {"AveragePool", &Converter::ConvertAveragePool},
+      {"MaxPool", &Converter::ConvertPool},
+      {"AveragePool", &Converter::ConvertPool},
       {"GlobalAveragePool", &Converter::ConvertGlobalAveragePool},
       {"ReduceMean", &Converter::ConvertReduceMean},
       {"Slice", &Converter::ConvertSlice},
@@ -282,6 +321,9 @@ void Converter::PrepareConvPoolInference(onnx::GraphProto& graph) const {
     if (type != "Conv" || FindAttribute(node, "kernel_shape")) continue;
     const auto w = node.input_size() > 1 ? constants.find(node.input(1)) : constants.end();
     if (w == constants.end()) {
+      // ConvertConv's own check names the input (and lets ConvertOnnx bind
+      // a graph input from its given value).
+      if (node.input_size() > 1) RequireConstant(node, 1);
       Fail(node, "input 1 must be a constant (an initializer or a Constant node)");
     }
     onnx::AttributeProto* kernel = node.add_attribute();
@@ -582,10 +624,13 @@ pnnx::Graph Converter::Convert(bool batch_mode, int64_t batch) {
   int input_index = 0;
   for (const auto& info : graph.input()) {
     if (constants_.count(info.name())) continue;
-    if (elem_types_[info.name()] != onnx::TensorProto::FLOAT) {
+    // Integer and bool inputs travel as float32 (kuiper run checks that
+    // each value is exact there); elem_types_ keeps their ONNX type for the
+    // operators whose integer semantics differ from float's.
+    if (!CarriedAsFloat(elem_types_[info.name()])) {
       throw ConversionError(
-          fmt::format("graph input '{}' is of ONNX type {}; the engine "
-                      "computes in float32 only",
+          fmt::format("graph input '{}' is of ONNX type {}; the engine computes in float32 and "
+                      "carries integer and bool types as float32, not this one",
                       info.name(), elem_types_[info.name()]));
     }
     const int operand = NewOperand(info.name(), EngineShape(shapes_.at(info.name())));
@@ -709,11 +754,21 @@ bool Converter::HasInput(const onnx::NodeProto& node, int input) const {
 
 const onnx::TensorProto& Converter::RequireConstant(const onnx::NodeProto& node, int input) const {
   const onnx::TensorProto* tensor = HasInput(node, input) ? Constant(node.input(input)) : nullptr;
-  if (!tensor) {
-    Fail(node,
-         fmt::format("input {} must be a constant (an initializer or a Constant node)", input));
+  if (tensor) return *tensor;
+  if (HasInput(node, input)) {
+    const std::string& name = node.input(input);
+    for (const onnx::ValueInfoProto& info : model_.graph().input()) {
+      if (info.name() != name) continue;
+      // A graph input: bound at load time when the user gives its value.
+      throw NeedsConstantError(
+          fmt::format("node '{}' ({}): input {} must be a constant (an initializer or a Constant "
+                      "node); it is graph input '{}', which the engine needs at load time: give "
+                      "its value (kuiper run: its .npy) to bind it",
+                      NodeName(node), node.op_type(), input, name),
+          name);
+    }
   }
-  return *tensor;
+  Fail(node, fmt::format("input {} must be a constant (an initializer or a Constant node)", input));
 }
 
 std::vector<int> Converter::EngineShape(const Shape& shape) const {
@@ -756,8 +811,9 @@ int Converter::NewOperand(const std::string& name, const std::vector<int>& engin
 int Converter::Output(const onnx::NodeProto& node, int output) {
   const std::string& name = node.output(output);
   const auto type = elem_types_.find(name);
-  if (type != elem_types_.end() && type->second != onnx::TensorProto::FLOAT) {
-    Fail(node, fmt::format("output '{}' is of ONNX type {}; the engine computes in float32 only",
+  if (type != elem_types_.end() && !CarriedAsFloat(type->second)) {
+    Fail(node, fmt::format("output '{}' is of ONNX type {}; the engine computes in float32 and "
+                           "carries integer and bool types as float32, not this one",
                            name, type->second));
   }
   const int operand = NewOperand(name, EngineShape(ShapeOf(node, name)));
@@ -809,9 +865,9 @@ int Converter::Input(const onnx::NodeProto& node, int input) {
     Fail(node, fmt::format("constant '{}' of shape {} has more than {} dimensions", name,
                            ShapeText(shape), kMaxTensorRank));
   }
-  if (tensor->data_type() != onnx::TensorProto::FLOAT) {
-    Fail(node, fmt::format("constant '{}' is of ONNX type {}; the engine computes in float32 "
-                           "only",
+  if (!CarriedAsFloat(tensor->data_type())) {
+    Fail(node, fmt::format("constant '{}' is of ONNX type {}; the engine computes in float32 and "
+                           "carries integer and bool types as float32, not this one",
                            name, tensor->data_type()));
   }
   if (shape.empty()) shape = {1};
@@ -822,7 +878,7 @@ int Converter::Input(const onnx::NodeProto& node, int input) {
   engine.insert(engine.end(), shape.begin(), shape.end());
   const int operand = NewOperand(name, engine);
   pnnx::Operator& op = Emit("pnnx.Attribute", name, {}, operand);
-  op.attrs["data"] = FloatAttribute(ToInts(shape), OnnxTensorFloats(*tensor));
+  op.attrs["data"] = FloatAttribute(ToInts(shape), ConstantAsFloats(*tensor));
   operand_of_[key] = operand;
   return operand;
 }
@@ -914,7 +970,7 @@ void Converter::ConvertClip(const onnx::NodeProto& node) {
         Fail(node, fmt::format("{} must be a scalar, has shape {}", k == 1 ? "min" : "max",
                                ShapeText(Shape(bound.dims().begin(), bound.dims().end()))));
       }
-      const float value = OnnxTensorFloats(bound).at(0);
+      const float value = ConstantAsFloats(bound).at(0);
       if (std::isnan(value)) Fail(node, fmt::format("{} is NaN", k == 1 ? "min" : "max"));
       (k == 1 ? lo : hi) = value;
     }
@@ -963,6 +1019,12 @@ void Converter::ConvertExpression(const onnx::NodeProto& node) {
   if (node.input_size() != arity) {
     Fail(node, fmt::format("needs {} input(s), has {}", arity, node.input_size()));
   }
+  // Integers travel as float32; integer Div truncates, which float's does not.
+  const auto elem = elem_types_.find(node.output(0));
+  if (type == "Div" && elem != elem_types_.end() && elem->second != onnx::TensorProto::FLOAT) {
+    Fail(node,
+         fmt::format("integer Div (ONNX type {}, truncating) is not supported", elem->second));
+  }
   // Items broadcast among themselves: in batch mode a computed operand must
   // have the output's rank, or NumPy would align its batch with another dim.
   const size_t rank = ShapeOf(node, node.output(0)).size();
@@ -987,12 +1049,28 @@ void Converter::ConvertConv(const onnx::NodeProto& node) {
     Fail(node, "only 2-D convolution (4-D input and weight) is supported");
   }
   const std::string auto_pad = AttributeString(node, "auto_pad", "NOTSET");
-  if (auto_pad != "NOTSET" && auto_pad != "VALID") {
-    Fail(node, fmt::format("auto_pad={} is not supported (NOTSET, VALID)", auto_pad));
+  std::vector<int64_t> pads = AttributeInts(node, "pads", {});
+  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    // As for pooling (ConvertPool): out = ceil(in / stride), the odd pad at
+    // the end (UPPER) or the start (LOWER); nn.Conv2d takes it when even.
+    const Shape& in = ShapeOf(node, node.input(0));
+    const std::vector<int64_t> strides = AttributeInts(node, "strides", {1, 1});
+    const std::vector<int64_t> dilations = AttributeInts(node, "dilations", {1, 1});
+    if (strides.size() != 2 || dilations.size() != 2) Fail(node, "strides and dilations need 2");
+    pads.assign(4, 0);
+    for (int a = 0; a < 2; ++a) {
+      const int64_t out = (in[2 + a] + strides[a] - 1) / strides[a];
+      const int64_t span = dilations[a] * (w[2 + a] - 1) + 1;
+      const int64_t total = std::max<int64_t>(0, (out - 1) * strides[a] + span - in[2 + a]);
+      pads[a] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      pads[a + 2] = total - pads[a];
+    }
+  } else if (auto_pad != "NOTSET" && auto_pad != "VALID") {
+    Fail(node, fmt::format("auto_pad={} is not NOTSET, VALID, SAME_UPPER or SAME_LOWER", auto_pad));
   }
   std::vector<int> padding;
-  if (!SymmetricPads(AttributeInts(node, "pads", {}), padding)) {
-    Fail(node, "asymmetric pads are not supported");
+  if (!SymmetricPads(pads, padding)) {
+    Fail(node, fmt::format("asymmetric pads ({}) are not supported", fmt::join(pads, ",")));
   }
   const std::vector<int64_t> kernel = AttributeInts(node, "kernel_shape", {w[2], w[3]});
   if (kernel != std::vector<int64_t>{w[2], w[3]}) Fail(node, "kernel_shape differs from W");
@@ -1018,47 +1096,117 @@ void Converter::ConvertConv(const onnx::NodeProto& node) {
 
 namespace {
 
-// kernel_shape, strides (default 1), pads of a 2-D pooling node, or an error text.
-std::string PoolingParams(const onnx::NodeProto& node, std::map<std::string, pnnx::Parameter>& p) {
-  const std::vector<int64_t> kernel = AttributeInts(node, "kernel_shape", {});
-  if (kernel.size() != 2) return "only 2-D pooling is supported";
-  const std::string auto_pad = AttributeString(node, "auto_pad", "NOTSET");
-  if (auto_pad != "NOTSET" && auto_pad != "VALID") {
-    return fmt::format("auto_pad={} is not supported (NOTSET, VALID)", auto_pad);
-  }
-  std::vector<int> padding;
-  if (!SymmetricPads(AttributeInts(node, "pads", {}), padding)) {
-    return "asymmetric pads are not supported";
-  }
-  p["kernel_size"] = IntsParam(ToInts(kernel));
-  p["stride"] = IntsParam(ToInts(AttributeInts(node, "strides", {1, 1})));
-  p["padding"] = IntsParam(padding);
-  p["ceil_mode"] = BoolParam(AttributeInt(node, "ceil_mode", 0) != 0);
-  return "";
+// PyTorch's pooled length (nn.MaxPool2d / nn.AvgPool2d: a ceil-mode window
+// must start inside the input or its left padding).
+int64_t TorchPoolSize(int64_t in, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation,
+                      bool ceil_mode) {
+  const int64_t room = in + 2 * pad - dilation * (kernel - 1) - 1;
+  if (room < 0) return 0;
+  int64_t out = (room + (ceil_mode ? stride - 1 : 0)) / stride + 1;
+  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
+  return out;
 }
 
 }  // namespace
 
-void Converter::ConvertMaxPool(const onnx::NodeProto& node) {
-  std::map<std::string, pnnx::Parameter> params;
-  if (const std::string error = PoolingParams(node, params); !error.empty()) Fail(node, error);
-  if (node.output_size() > 1 && IsUsed(node.output(1))) {
+// MaxPool and AveragePool. auto_pad becomes explicit pads here: SAME_UPPER
+// and SAME_LOWER pad (out - 1) * stride + dilated kernel - in in total, with
+// out = ceil(in / stride), the odd one at the end (UPPER) or at the start
+// (LOWER). The forms nn.MaxPool2d / nn.AvgPool2d take (2-D, symmetric pads
+// within PyTorch's half-kernel limit, the same output size) become those
+// layers, which ResNet's speed depends on; the others (1-D, asymmetric or
+// larger pads, ONNX's ceil-mode sizes) kuiper.Pool (kuiper/src/layer/onnx_pool.cpp).
+void Converter::ConvertPool(const onnx::NodeProto& node) {
+  const bool max = node.op_type() == "MaxPool";
+  if (max && node.output_size() > 1 && IsUsed(node.output(1))) {
     Fail(node, "the Indices output is not supported");
   }
-  params["dilation"] = IntsParam(ToInts(AttributeInts(node, "dilations", {1, 1})));
-  params["return_indices"] = BoolParam(false);
-  EmitUnary(node, "nn.MaxPool2d").params = params;
-}
-
-void Converter::ConvertAveragePool(const onnx::NodeProto& node) {
-  std::map<std::string, pnnx::Parameter> params;
-  if (const std::string error = PoolingParams(node, params); !error.empty()) Fail(node, error);
-  if (AttributeInts(node, "dilations", {1, 1}) != std::vector<int64_t>{1, 1}) {
-    Fail(node, "dilations are not supported");
+  const std::vector<int64_t> kernel = AttributeInts(node, "kernel_shape", {});
+  const size_t n = kernel.size();
+  if (n == 0) Fail(node, "kernel_shape is missing");
+  if (n > 2) {
+    Fail(node, fmt::format("{}-D pooling (kernel_shape {}) is not supported; 1-D and 2-D are", n,
+                           ShapeText(kernel)));
   }
-  params["count_include_pad"] = BoolParam(AttributeInt(node, "count_include_pad", 0) != 0);
-  params["divisor_override"] = pnnx::Parameter{};
-  EmitUnary(node, "nn.AvgPool2d").params = params;
+  const Shape& in = ShapeOf(node, node.input(0));
+  const Shape& out = ShapeOf(node, node.output(0));
+  if (in.size() != n + 2 || out.size() != n + 2) {
+    Fail(node, fmt::format("input {} is not (N, C, {} spatial dims) for kernel_shape {}",
+                           ShapeText(in), n, ShapeText(kernel)));
+  }
+  const auto per_axis = [&](const std::string& name, size_t size, int64_t least) {
+    const std::vector<int64_t> values =
+        AttributeInts(node, name, std::vector<int64_t>(size, name == "pads" ? 0 : 1));
+    if (values.size() != size) {
+      Fail(node, fmt::format("{} has {} values, expected {}", name, values.size(), size));
+    }
+    for (int64_t v : values) {
+      if (v < least) Fail(node, fmt::format("{} holds {}, expected at least {}", name, v, least));
+    }
+    return values;
+  };
+  const std::vector<int64_t> strides = per_axis("strides", n, 1);
+  const std::vector<int64_t> dilations = per_axis("dilations", n, 1);
+  std::vector<int64_t> pads = per_axis("pads", 2 * n, 0);
+  const std::string auto_pad = AttributeString(node, "auto_pad", "NOTSET");
+  if (auto_pad == "VALID") {
+    pads.assign(2 * n, 0);
+  } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    for (size_t a = 0; a < n; ++a) {
+      const int64_t spatial = in[2 + a];
+      const int64_t target = (spatial + strides[a] - 1) / strides[a];
+      const int64_t span = dilations[a] * (kernel[a] - 1) + 1;
+      const int64_t total = std::max<int64_t>(0, (target - 1) * strides[a] + span - spatial);
+      const int64_t small = total / 2;
+      pads[a] = auto_pad == "SAME_UPPER" ? small : total - small;
+      pads[a + n] = total - pads[a];
+    }
+  } else if (auto_pad != "NOTSET") {
+    Fail(node, fmt::format("auto_pad={} is not NOTSET, VALID, SAME_UPPER or SAME_LOWER", auto_pad));
+  }
+  const bool ceil_mode = AttributeInt(node, "ceil_mode", 0) != 0;
+  const bool count_include_pad = AttributeInt(node, "count_include_pad", 0) != 0;
+  // ONNX's pooled length, checked against the inferred output shape.
+  for (size_t a = 0; a < n; ++a) {
+    const int64_t span = dilations[a] * (kernel[a] - 1) + 1;
+    const int64_t room = in[2 + a] + pads[a] + pads[a + n] - span;
+    const int64_t size =
+        room < 0 ? 0 : (ceil_mode ? (room + strides[a] - 1) / strides[a] : room / strides[a]) + 1;
+    if (size < 1 || size != out[2 + a]) {
+      Fail(node, fmt::format("pooled size {} along spatial axis {} differs from the output shape "
+                             "{}",
+                             size, a, ShapeText(out)));
+    }
+  }
+  bool torch_form = n == 2 && (max || dilations == std::vector<int64_t>{1, 1});
+  for (size_t a = 0; torch_form && a < n; ++a) {
+    const int64_t span = dilations[a] * (kernel[a] - 1) + 1;
+    torch_form = pads[a] == pads[a + n] && pads[a] <= (max ? span / 2 : kernel[a] / 2) &&
+                 TorchPoolSize(in[2 + a], kernel[a], strides[a], pads[a], dilations[a],
+                               ceil_mode) == out[2 + a];
+  }
+  std::map<std::string, pnnx::Parameter> params;
+  params["kernel_size"] = IntsParam(ToInts(kernel));
+  params["stride"] = IntsParam(ToInts(strides));
+  params["ceil_mode"] = BoolParam(ceil_mode);
+  if (torch_form) {
+    params["padding"] = IntsParam({static_cast<int>(pads[0]), static_cast<int>(pads[1])});
+    if (max) {
+      params["dilation"] = IntsParam(ToInts(dilations));
+      params["return_indices"] = BoolParam(false);
+      EmitUnary(node, "nn.MaxPool2d").params = params;
+    } else {
+      params["count_include_pad"] = BoolParam(count_include_pad);
+      params["divisor_override"] = pnnx::Parameter{};
+      EmitUnary(node, "nn.AvgPool2d").params = params;
+    }
+    return;
+  }
+  params["mode"] = StringParam(max ? "max" : "avg");
+  params["dilation"] = IntsParam(ToInts(dilations));
+  params["pads"] = IntsParam(ToInts(pads));
+  params["count_include_pad"] = BoolParam(count_include_pad);
+  EmitUnary(node, "kuiper.Pool").params = params;
 }
 
 void Converter::ConvertGlobalAveragePool(const onnx::NodeProto& node) {
@@ -1210,9 +1358,16 @@ void Converter::ConvertTranspose(const onnx::NodeProto& node) {
   EmitUnary(node, "torch.permute").params["dims"] = IntsParam(dims);
 }
 
+// Gemm: Y = alpha * A' * B' + beta * C, A' = A or A^T (transA), B' = B or
+// B^T (transB). B must be a constant (weights; a graph input is bound at
+// load time): nn.Linear with alpha folded into W. transA transposes A first
+// (torch.permute), which moves the batch dimension: the graph then runs as
+// one item. C of 1 or N values is nn.Linear's bias; any other shape that
+// broadcasts to (M, N), such as a full (M, N) matrix, is added after it.
 void Converter::ConvertGemm(const onnx::NodeProto& node) {
-  if (AttributeInt(node, "transA", 0) != 0) Fail(node, "transA=1 is not supported");
-  if (ShapeOf(node, node.input(0)).size() != 2) Fail(node, "A must be 2-D");
+  const bool trans_a = AttributeInt(node, "transA", 0) != 0;
+  const Shape& as = ShapeOf(node, node.input(0));
+  if (as.size() != 2) Fail(node, fmt::format("A must be 2-D, has shape {}", ShapeText(as)));
   const onnx::TensorProto& b = RequireConstant(node, 1);
   const Shape bs(b.dims().begin(), b.dims().end());
   if (bs.size() != 2) Fail(node, "B must be 2-D");
@@ -1221,8 +1376,14 @@ void Converter::ConvertGemm(const onnx::NodeProto& node) {
   const float beta = AttributeFloat(node, "beta", 1.f);
   const int64_t k = trans_b ? bs[1] : bs[0];
   const int64_t n = trans_b ? bs[0] : bs[1];
+  const int64_t m = trans_a ? as[1] : as[0];
+  if ((trans_a ? as[0] : as[1]) != k) {
+    Fail(node, fmt::format("A {} (transA={}) and B {} (transB={}) do not chain", ShapeText(as),
+                           trans_a ? 1 : 0, ShapeText(bs), trans_b ? 1 : 0));
+  }
+  if (trans_a && batch_mode_) FailBatch(node, "transA=1 moves dimension 0, the engine's batch");
   // nn.Linear keeps W as (out, in) = (N, K): B itself when transB, else B^T.
-  const std::vector<float> bv = OnnxTensorFloats(b);
+  const std::vector<float> bv = ConstantAsFloats(b);
   std::vector<float> weight(bv.size());
   for (int64_t i = 0; i < n; ++i) {
     for (int64_t j = 0; j < k; ++j) {
@@ -1230,20 +1391,45 @@ void Converter::ConvertGemm(const onnx::NodeProto& node) {
     }
   }
   std::vector<float> bias;
+  bool matrix_c = false;
   if (HasInput(node, 2)) {
-    const std::vector<float> c = OnnxTensorFloats(RequireConstant(node, 2));
-    if (c.size() != 1 && static_cast<int64_t>(c.size()) != n) {
-      Fail(node,
-           fmt::format("C must hold 1 or N={} values (one bias per output), has {}", n, c.size()));
+    const onnx::TensorProto& c = RequireConstant(node, 2);
+    const Shape cs(c.dims().begin(), c.dims().end());
+    const int64_t count = std::accumulate(cs.begin(), cs.end(), int64_t{1}, std::multiplies<>());
+    const bool row = count == 1 || (count == n && (cs.size() < 2 || cs[cs.size() - 2] == 1));
+    if (row) {
+      const std::vector<float> cv = ConstantAsFloats(c);
+      for (int64_t i = 0; i < n; ++i) bias.push_back(beta * cv[cv.size() == 1 ? 0 : i]);
+    } else {
+      const bool broadcasts = cs.size() <= 2 && (cs.back() == 1 || cs.back() == n) &&
+                              (cs.size() < 2 || cs[0] == 1 || cs[0] == m);
+      if (!broadcasts) {
+        Fail(node, fmt::format("C of shape {} does not broadcast to (M, N) = ({},{})",
+                               ShapeText(cs), m, n));
+      }
+      matrix_c = true;
     }
-    for (int64_t i = 0; i < n; ++i) bias.push_back(beta * c[c.size() == 1 ? 0 : i]);
   }
-  pnnx::Operator& op = EmitUnary(node, "nn.Linear");
+  int a = Input(node, 0);
+  if (trans_a) {
+    const int transposed = NewOperand(node.output(0) + "_a_t", EngineShape({m, k}));
+    Emit("torch.permute", NodeName(node) + "_transA", {a}, transposed).params["dims"] =
+        IntsParam({0, 2, 1});
+    a = transposed;
+  }
+  const int product =
+      matrix_c ? NewOperand(node.output(0) + "_ab", EngineShape({m, n})) : Output(node);
+  pnnx::Operator& op = Emit("nn.Linear", NodeName(node), {a}, product);
   op.params["bias"] = BoolParam(!bias.empty());
   op.params["in_features"] = IntParam(static_cast<int>(k));
   op.params["out_features"] = IntParam(static_cast<int>(n));
   op.attrs["weight"] = FloatAttribute({static_cast<int>(n), static_cast<int>(k)}, weight);
   if (!bias.empty()) op.attrs["bias"] = FloatAttribute({static_cast<int>(n)}, bias);
+  if (matrix_c) {
+    const int c = Input(node, 2);
+    Emit("pnnx.Expression", NodeName(node) + "_c", {product, c}, Output(node)).params["expr"] =
+        StringParam(fmt::format("add(@0,mul(@1,{:.8e}))", beta));
+  }
 }
 
 void Converter::ConvertBatchNormalization(const onnx::NodeProto& node) {

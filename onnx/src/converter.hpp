@@ -26,6 +26,26 @@ class BatchAxisError : public ConversionError {
   using ConversionError::ConversionError;
 };
 
+// An operator needs graph input `value` as a constant (RequireConstant).
+// ConvertOnnx binds it from a value the user gave (OnnxImportOptions) and
+// converts again; without one the message stands, naming the input.
+class NeedsConstantError : public ConversionError {
+ public:
+  NeedsConstantError(const std::string& message, std::string value)
+      : ConversionError(message), value_(std::move(value)) {}
+  const std::string& value() const { return value_; }
+
+ private:
+  std::string value_;
+};
+
+// The ONNX element types the engine carries as float32: float itself, and
+// the integer and bool types, whose values are exact in float32 up to 2^24.
+bool CarriedAsFloat(int elem_type);
+// The values of a float, integer or bool constant as float32; an integer
+// beyond +-2^24 stops the conversion naming the tensor.
+std::vector<float> ConstantAsFloats(const onnx::TensorProto& tensor);
+
 pnnx::Parameter IntParam(int value);
 pnnx::Parameter BoolParam(bool value);
 pnnx::Parameter FloatParam(float value);
@@ -116,8 +136,8 @@ class Converter {
   float FloatAttributeChecked(const onnx::NodeProto& node, const std::string& name,
                               float fallback) const;
   void ConvertExpression(const onnx::NodeProto& node);
-  void ConvertMaxPool(const onnx::NodeProto& node);
-  void ConvertAveragePool(const onnx::NodeProto& node);
+  // MaxPool and AveragePool (any auto_pad, asymmetric pads, 1-D or 2-D).
+  void ConvertPool(const onnx::NodeProto& node);
   void ConvertGlobalAveragePool(const onnx::NodeProto& node);
   void ConvertReduceMean(const onnx::NodeProto& node);
   void ConvertSlice(const onnx::NodeProto& node);

@@ -251,8 +251,8 @@ void Converter::EmitResize(const onnx::NodeProto& node, const std::string& mode,
                            const std::string& coordinate_mode, const std::string& nearest_mode,
                            float scale_h, float scale_w, bool sizes_given, int64_t size_h,
                            int64_t size_w) {
-  static const std::set<std::string> coordinate_modes = {"half_pixel", "align_corners",
-                                                         "asymmetric", "pytorch_half_pixel"};
+  static const std::set<std::string> coordinate_modes = {
+      "half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel", "tf_half_pixel_for_nn"};
   static const std::set<std::string> nearest_modes = {"floor", "ceil", "round_prefer_floor",
                                                       "round_prefer_ceil"};
   if (!coordinate_modes.count(coordinate_mode)) {

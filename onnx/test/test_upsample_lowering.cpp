@@ -152,9 +152,18 @@ TEST(ResizeLowering, TfCropAndResizeStopsTheConversion) {
                         "coordinate_transformation_mode=tf_crop_and_resize is not supported");
 }
 
-TEST(ResizeLowering, TfHalfPixelForNnStopsTheConversion) {
-  ExpectErrorNamingNode(Resize("nearest", "tf_half_pixel_for_nn").model,
-                        "coordinate_transformation_mode=tf_half_pixel_for_nn is not supported");
+// tf_half_pixel_for_nn maps output x to (x + 0.5) * in/out, without
+// half_pixel's -0.5: 4 -> 3 pixels samples 0.67, 2.0, 3.33, which
+// round_prefer_floor (the default) makes 1, 2, 3 (half_pixel: 0, 1, 3).
+TEST(ResizeLowering, TfHalfPixelForNnSamplesWithoutTheHalfPixelShift) {
+  OneNodeModel m("Resize", 13);
+  m.Input("X", {1, 1, 1, 4});
+  m.node->add_input("");  // no roi
+  m.node->add_input("");  // no scales
+  m.Constant(Ints("sizes", {1, 1, 1, 3})).Output("Y", {1, 1, 1, 3});
+  SetString(m.node, "mode", "nearest");
+  SetString(m.node, "coordinate_transformation_mode", "tf_half_pixel_for_nn");
+  EXPECT_EQ(RunGraph(ConvertOnnx(m.model), {{1, 2, 3, 4}}), (std::vector<float>{2, 3, 4}));
 }
 
 TEST(ResizeLowering, AnAxesAttributeStopsTheConversion) {

@@ -16,12 +16,19 @@ struct RuntimeOperand;
 struct NpyArray {
   std::vector<int64_t> shape;
   std::vector<float> data;
+  // Read from an integer or bool dtype: `ints` holds the exact values (bool
+  // as 0/1), `data` the same as floats (exact only up to 2^24).
+  bool integer = false;
+  std::vector<int64_t> ints;
 };
 
+// The largest integer magnitude up to which float32 holds every integer: 2^24.
+inline constexpr int64_t kMaxExactInt = int64_t{1} << 24;
+
 // Reads a .npy file (format versions 1-3) whose dtype is float32, float64,
-// int64, int32, uint8 or bool, converting to float. Throws ParseError naming
-// the file for anything else: bad magic, Fortran order, big-endian data, a
-// malformed header, a shape whose size overflows, or too little data.
+// int8/16/32/64, uint8/16/32/64 (up to 2^63-1) or bool, converting to float. Throws ParseError
+// naming the file for anything else: bad magic, Fortran order, big-endian data, a malformed header,
+// a shape whose size overflows, or too little data.
 NpyArray LoadNpy(const std::string& path);
 // The same from the file's bytes in memory; `name` stands for the file in messages.
 NpyArray ParseNpy(std::string_view bytes, const std::string& name);
@@ -48,9 +55,14 @@ NpyArray BatchToNpy(const std::vector<sftensor>& batch);
 //   at the batch it is given) and the other dimensions must equal the
 //   annotated ones (unknown ones, -1, match anything); the array is split
 //   along dimension 0 as NpyToBatch does.
-// Throws ShapeError naming `input_name` and both shapes when they differ.
+// Throws ShapeError naming `input_name` and both shapes when they differ, or
+// when an integer array holds a value float32 does not (CheckExactInFloat).
 std::vector<sftensor> ArrayToInput(const NpyArray& array, const RuntimeOperand& operand,
                                    const std::string& input_name);
+
+// Throws ShapeError naming `input_name` when `array` is an integer array with
+// a value beyond +-2^24 (kMaxExactInt), which float32 would not hold exactly.
+void CheckExactInFloat(const NpyArray& array, const std::string& input_name);
 
 // The array for a graph output read from `operand` (the operand a pnnx.Output
 // reads): without a batch axis when the model declares it so (the one item,

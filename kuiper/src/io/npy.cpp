@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <map>
 #include <regex>
 
 #include "kuiper/error.hpp"
@@ -36,6 +37,16 @@ void Convert(const char* bytes, size_t count, std::vector<float>& out) {
     T value;
     std::memcpy(&value, bytes + i * sizeof(T), sizeof(T));
     out[i] = static_cast<float>(value);
+  }
+}
+
+template <typename T>
+void ConvertInts(const char* bytes, size_t count, std::vector<int64_t>& out) {
+  out.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    T value;
+    std::memcpy(&value, bytes + i * sizeof(T), sizeof(T));
+    out[i] = static_cast<int64_t>(value);
   }
 }
 
@@ -113,29 +124,46 @@ NpyArray ParseNpy(std::string_view bytes, const std::string& name) {
 
   const char* data = bytes.data() + header_start + header_len;
   const size_t available = bytes.size() - header_start - header_len;
-  size_t element_size = 0;
-  if (kind == "f4" || kind == "i4")
-    element_size = 4;
-  else if (kind == "f8" || kind == "i8")
-    element_size = 8;
-  else if (kind == "u1" || kind == "b1")
-    element_size = 1;
-  else
-    throw fail(fmt::format("dtype '{}' is not one of f4 f8 i8 i4 u1 b1", kind));
+  // Integer and bool arrays (a Reshape's shape, a Slice's ends, uint8 pixels)
+  // keep their exact values in `ints` too: the float copy in `data` is exact
+  // only up to 2^24 (ArrayToInput checks that; the ONNX importer reads `ints`).
+  static const std::map<std::string, size_t> kSizes = {{"f4", 4}, {"f8", 8}, {"i1", 1}, {"i2", 2},
+                                                       {"i4", 4}, {"i8", 8}, {"u1", 1}, {"u2", 2},
+                                                       {"u4", 4}, {"u8", 8}, {"b1", 1}};
+  const auto size = kSizes.find(kind);
+  if (size == kSizes.end()) {
+    throw fail(fmt::format("dtype '{}' is not one of f4 f8 i1 i2 i4 i8 u1 u2 u4 u8 b1", kind));
+  }
+  const size_t element_size = size->second;
   if (available < count * element_size) {
     throw fail(fmt::format("shape ({}) needs {} bytes of data, the file has {}", dims,
                            count * element_size, available));
   }
-  if (kind == "f4")
+  if (kind == "f4") {
     Convert<float>(data, count, array.data);
-  else if (kind == "f8")
+  } else if (kind == "f8") {
     Convert<double>(data, count, array.data);
-  else if (kind == "i8")
-    Convert<int64_t>(data, count, array.data);
-  else if (kind == "i4")
-    Convert<int32_t>(data, count, array.data);
-  else
-    Convert<uint8_t>(data, count, array.data);
+  } else {
+    array.integer = true;
+    if (kind == "i1") ConvertInts<int8_t>(data, count, array.ints);
+    if (kind == "i2") ConvertInts<int16_t>(data, count, array.ints);
+    if (kind == "i4") ConvertInts<int32_t>(data, count, array.ints);
+    if (kind == "i8") ConvertInts<int64_t>(data, count, array.ints);
+    if (kind == "u1" || kind == "b1") ConvertInts<uint8_t>(data, count, array.ints);
+    if (kind == "u2") ConvertInts<uint16_t>(data, count, array.ints);
+    if (kind == "u4") ConvertInts<uint32_t>(data, count, array.ints);
+    if (kind == "u8") {
+      for (size_t i = 0; i < count; ++i) {
+        uint64_t value;
+        std::memcpy(&value, data + i * 8, 8);
+        if (value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+          throw fail(fmt::format("uint64 value {} (element {}) does not fit in int64", value, i));
+        }
+      }
+      ConvertInts<uint64_t>(data, count, array.ints);
+    }
+    array.data.assign(array.ints.begin(), array.ints.end());
+  }
   return array;
 }
 
@@ -215,8 +243,21 @@ std::string Join(const std::vector<int64_t>& dims) {
 
 }  // namespace
 
+void CheckExactInFloat(const NpyArray& array, const std::string& input_name) {
+  if (!array.integer) return;
+  for (size_t i = 0; i < array.ints.size(); ++i) {
+    if (array.ints[i] > kMaxExactInt || array.ints[i] < -kMaxExactInt) {
+      throw ShapeError(fmt::format(
+          "input '{}': integer value {} (element {}) is beyond 2^24 = {}, where float32 stops "
+          "holding every integer exactly; the engine computes in float32",
+          input_name, array.ints[i], i, kMaxExactInt));
+    }
+  }
+}
+
 std::vector<sftensor> ArrayToInput(const NpyArray& array, const RuntimeOperand& operand,
                                    const std::string& input_name) {
+  CheckExactInFloat(array, input_name);
   if (operand.unbatched_shape) {
     const std::vector<int>& declared = *operand.unbatched_shape;
     bool fits = declared.size() == array.shape.size();

@@ -2,7 +2,8 @@
 // importer emits it. Unlike nn.Upsample it names its coordinate mapping and
 // nearest rounding, because ONNX's defaults are neither of PyTorch's:
 //   mode             nearest | bilinear
-//   coordinate_mode  half_pixel | align_corners | asymmetric | pytorch_half_pixel
+//   coordinate_mode  half_pixel | align_corners | asymmetric | pytorch_half_pixel |
+//                    tf_half_pixel_for_nn
 //   nearest_mode     floor | ceil | round_prefer_floor | round_prefer_ceil
 //   size             (h,w) of the output
 //   scale            (h,w) output pixels per input pixel, as ONNX's scales
@@ -79,7 +80,8 @@ std::unique_ptr<Layer> CreateOnnxResize(const RuntimeOperator& op) {
                              {{"half_pixel", CoordinateMode::kHalfPixel},
                               {"align_corners", CoordinateMode::kAlignCorners},
                               {"asymmetric", CoordinateMode::kAsymmetric},
-                              {"pytorch_half_pixel", CoordinateMode::kPytorchHalfPixel}});
+                              {"pytorch_half_pixel", CoordinateMode::kPytorchHalfPixel},
+                              {"tf_half_pixel_for_nn", CoordinateMode::kTfHalfPixelForNn}});
   const NearestRounding rounding =
       Lookup<NearestRounding>(op, "nearest_mode",
                               {{"floor", NearestRounding::kFloor},

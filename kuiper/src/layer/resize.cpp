@@ -22,6 +22,8 @@ float SourceCoordinate(CoordinateMode mode, uint32_t dst, float scale, uint32_t 
       return static_cast<float>(dst) * scale;
     case CoordinateMode::kPytorchHalfPixel:
       return out_size > 1 ? (static_cast<float>(dst) + 0.5f) * scale - 0.5f : 0.f;
+    case CoordinateMode::kTfHalfPixelForNn:
+      return (static_cast<float>(dst) + 0.5f) * scale;
   }
   return 0.f;
 }

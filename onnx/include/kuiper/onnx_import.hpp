@@ -13,6 +13,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -20,6 +21,7 @@
 
 #include "kuiper/error.hpp"
 #include "kuiper/graph.hpp"
+#include "kuiper/npy.hpp"
 #include "kuiper/pnnx.hpp"
 #include "kuiper/tensor.hpp"
 
@@ -47,8 +49,19 @@ onnx::ModelProto ReadOnnxModel(const std::string& path);
 // The same from the file's bytes in memory; `name` stands for the file in messages.
 onnx::ModelProto ParseOnnxModel(std::string_view bytes, const std::string& name);
 
-// How a model is converted.
+// Load-time inputs. The engine fixes shapes and weights when it builds the
+// graph (TensorRT calls such inputs shape tensors), so a graph input that an
+// operator needs as a constant (a Conv's weights, a Reshape's shape, a Slice's
+// starts, Resize's scales or sizes, Clip's min/max, ...) can only be given
+// when the model is imported. `input_values` holds the values the user has
+// for graph inputs, by name (`kuiper run model.onnx a.npy b.npy` reads its
+// arrays first). An input some operator needs as a constant, and only such
+// an input, is bound from its value: it becomes an initializer, the graph is
+// specialised for it and it leaves the engine graph's inputs. Every other
+// input stays a run-time input (its value here is not used). Without a value
+// such an input stops the import, naming it.
 struct OnnxImportOptions {
+  std::map<std::string, NpyArray> input_values;
   // A YOLOv5 Detect head of exactly the traced form (onnx/src/detect_head.cpp)
   // becomes one fused models.yolo.Detect operator per level, which is faster.
   // false, or a head of any other form, is converted node by node like the
@@ -56,13 +69,22 @@ struct OnnxImportOptions {
   bool fuse_detect_head = true;
 };
 
-// Converts a model. Throws UnsupportedOperatorError or ConversionError.
-pnnx::Graph ConvertOnnx(const onnx::ModelProto& model, const OnnxImportOptions& options = {});
+// The names of the model's graph inputs that are not initializers, in order:
+// the values `kuiper run` takes, one .npy file each.
+std::vector<std::string> OnnxGraphInputs(const onnx::ModelProto& model);
+
+// Converts a model. Throws UnsupportedOperatorError or ConversionError. When
+// `bound_inputs` is given, it receives the names of the graph inputs bound at
+// load time (OnnxImportOptions), in graph order; the engine graph's inputs are
+// the others, in graph order.
+pnnx::Graph ConvertOnnx(const onnx::ModelProto& model, const OnnxImportOptions& options = {},
+                        std::vector<std::string>* bound_inputs = nullptr);
 
 // ReadOnnxModel then ConvertOnnx, in a RuntimeGraph named after the file
 // (not built yet: call Build()).
 std::unique_ptr<RuntimeGraph> LoadOnnx(const std::string& onnx_path,
-                                       const OnnxImportOptions& options = {});
+                                       const OnnxImportOptions& options = {},
+                                       std::vector<std::string>* bound_inputs = nullptr);
 
 // Converts and saves as PNNX. An empty bin_path is param_path with its
 // ".param" suffix replaced by ".bin" (or ".bin" appended).
@@ -72,6 +94,11 @@ void ConvertOnnxToPnnx(const std::string& onnx_path, const std::string& param_pa
 // Row-major values of an ONNX float tensor (float_data or raw_data). Throws
 // ConversionError for other element types.
 std::vector<float> OnnxTensorFloats(const onnx::TensorProto& tensor);
+
+// An ONNX tensor as the array `kuiper run` would read from its .npy: float
+// and double as floats, integer and bool types exactly in `ints` too. Throws
+// ConversionError for other element types (float16, strings, ...).
+NpyArray OnnxTensorToArray(const onnx::TensorProto& tensor);
 
 // Splits row-major `values` into the batch of an engine operand of shape
 // `shape` (batch first): shape[0] items of shape[1..]. Throws ShapeError when

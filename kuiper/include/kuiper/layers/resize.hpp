@@ -18,6 +18,7 @@ enum class CoordinateMode {
   kAlignCorners,      // dst * (in - 1) / (out - 1): corner pixels map to corner pixels
   kAsymmetric,        // dst * scale: PyTorch's nearest
   kPytorchHalfPixel,  // ONNX: half-pixel, but 0 when the output has one pixel
+  kTfHalfPixelForNn,  // ONNX: (dst + 0.5) * scale, TensorFlow's nearest (no -0.5)
 };
 
 // How nearest mode turns a coordinate into an index (ONNX's nearest_mode);
