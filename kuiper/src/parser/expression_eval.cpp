@@ -129,7 +129,7 @@ void ExprBroadcastWhere(const ftensor& c, const ftensor& a, const ftensor& b, ft
 
 // The NumPy broadcast of two logical shapes, or ShapeError naming `function`.
 std::vector<uint32_t> ExprBroadcastShape(TokenType function, const std::vector<uint32_t>& ra,
-                                     const std::vector<uint32_t>& rb) {
+                                         const std::vector<uint32_t>& rb) {
   const size_t rank = std::max(ra.size(), rb.size());
   // Aligned from the last dimension; a missing leading dimension is 1.
   std::vector<uint32_t> shape(rank);
@@ -313,8 +313,8 @@ sftensor TensorElementWhere(const sftensor& condition, const sftensor& a, const 
     throw ShapeError("where: an argument is empty");
   }
   // Broadcasting is associative: the shape of all three is that of c with (a with b).
-  const std::vector<uint32_t> ab = ExprBroadcastShape(TokenType::kWhere, a->raw_shapes(),
-                                                  b->raw_shapes());
+  const std::vector<uint32_t> ab =
+      ExprBroadcastShape(TokenType::kWhere, a->raw_shapes(), b->raw_shapes());
   sftensor out = TensorCreate(ExprBroadcastShape(TokenType::kWhere, condition->raw_shapes(), ab));
   ExprBroadcastWhere(*condition, *a, *b, *out);
   return out;
