@@ -137,8 +137,9 @@ class Converter {
   // The expression over @0..@(n-1) = the node's inputs that computes `node`
   // with ONNX's semantics for the elem types of its values, or "@0" for a copy.
   std::string ElementwiseExpression(const onnx::NodeProto& node) const;
-  // Emits pnnx.Expression `expr` over the node's inputs to its output 0.
-  void EmitElementwise(const onnx::NodeProto& node, const std::string& expr);
+  // Emits pnnx.Expression `expr` over the node's first `arity` inputs (all
+  // when -1) to its output 0.
+  void EmitElementwise(const onnx::NodeProto& node, const std::string& expr, int arity = -1);
   // The operand of output `output`, which may be of any ONNX numeric or bool
   // type: such values travel as float32 holding the ONNX value (0/1 for bool).
   int ElementwiseOutput(const onnx::NodeProto& node, int output);

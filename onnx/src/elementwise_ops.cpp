@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -295,14 +296,25 @@ int Converter::ElementwiseOutput(const onnx::NodeProto& node, int output) {
   return operand;
 }
 
-void Converter::EmitElementwise(const onnx::NodeProto& node, const std::string& expr) {
-  // CastLike reads only the type of its input 1.
-  const int arity = node.op_type() == "CastLike" ? 1 : node.input_size();
+void Converter::EmitElementwise(const onnx::NodeProto& node, const std::string& expr, int arity) {
+  // Every input is an operand of the expression, also one it does not read
+  // (CastLike's `like`, Dropout's runtime ratio): the engine refuses a graph
+  // input that no operator reads.
+  if (arity < 0) arity = node.input_size();
+  const auto reads = [&](int k) {
+    const std::string at = fmt::format("@{}", k);
+    for (size_t p = expr.find(at); p != std::string::npos; p = expr.find(at, p + 1)) {
+      const size_t end = p + at.size();
+      if (end >= expr.size() || !std::isdigit(static_cast<unsigned char>(expr[end]))) return true;
+    }
+    return false;
+  };
   // Items broadcast among themselves: in batch mode a computed operand must
   // have the output's rank, or NumPy would align its batch with another dim.
   const size_t rank = ShapeOf(node, node.output(0)).size();
   for (int k = 0; k < arity; ++k) {
-    if (batch_mode_ && !Constant(node.input(k)) && ShapeOf(node, node.input(k)).size() != rank) {
+    if (batch_mode_ && reads(k) && !Constant(node.input(k)) &&
+        ShapeOf(node, node.input(k)).size() != rank) {
       FailBatch(node, "broadcasts a computed operand of lower rank over the batch dimension");
     }
   }
@@ -362,7 +374,12 @@ void Converter::ConvertDropout(const onnx::NodeProto& node) {
       std::any_of(model_.graph().output().begin(), model_.graph().output().end(),
                   [&](const onnx::ValueInfoProto& info) { return info.name() == out; });
   const int input = Input(node, 0);
-  if (!out.empty()) {
+  // A ratio computed at run time (a graph input) is read by no one at
+  // inference; the copy reads it, since the engine refuses an unread input.
+  const bool runtime_ratio = HasInput(node, 1) && !Constant(node.input(1));
+  if (!out.empty() && runtime_ratio) {
+    EmitElementwise(node, "@0", /*arity=*/2);  // x and ratio; training_mode is a constant
+  } else if (!out.empty()) {
     if (graph_output) {
       Emit("pnnx.Expression", NodeName(node), {input}, ElementwiseOutput(node, 0)).params["expr"] =
           StringParam("@0");

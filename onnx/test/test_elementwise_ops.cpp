@@ -500,6 +500,20 @@ TEST(OnnxElementwise, DropoutInsideTheGraphAddsNoOperator) {
             (std::vector<std::string>{"pnnx.Input", "pnnx.Expression", "pnnx.Output"}));
 }
 
+// The ratio as a graph input is read by no one at inference; the engine
+// refuses a graph input no operator reads, so the copy takes it as an operand.
+TEST(OnnxElementwise, DropoutWithARatioGivenAtRunTimeIsTheIdentity) {
+  ElemModel g(13);
+  g.Input("X", kElemShape).Input("ratio", {});
+  // A scalar: a shape of no dims (not an absent shape).
+  g.model.mutable_graph()->mutable_input(1)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  g.Node("Dropout", {"X", "ratio"}, {"D"});
+  g.Node("Tanh", {"D"}, {"Y"});
+  g.Output("Y", kElemShape);
+  ElemExpectNear(g.Run({ElemValues(), {0.5f}}),
+                 ElemReference([](double x) { return std::tanh(x); }), 1e-6f, "Tanh(Dropout(X))");
+}
+
 TEST(OnnxElementwise, TrainingDropoutWithARatioIsRefusedNamingTheNode) {
   ElemModel g(13);
   onnx::TensorProto mode;
