@@ -148,6 +148,23 @@ class Converter {
   void ConvertTranspose(const onnx::NodeProto& node);
   void ConvertGemm(const onnx::NodeProto& node);
   void ConvertBatchNormalization(const onnx::NodeProto& node);
+  // ---- element-wise nodes (elementwise_ops.cpp): one pnnx.Expression each ----
+  // Math functions, activations, comparisons, logic, Where, Mod, Div, BitShift,
+  // Sum/Mean/Min/Max, Cast/CastLike: the expression ElementwiseExpression gives.
+  void ConvertElementwise(const onnx::NodeProto& node);
+  // Dropout at inference: output 0 is the input (its mask, if read, all true).
+  void ConvertDropout(const onnx::NodeProto& node);
+  // The expression over @0..@(n-1) = the node's inputs that computes `node`
+  // with ONNX's semantics for the elem types of its values, or "@0" for a copy.
+  std::string ElementwiseExpression(const onnx::NodeProto& node) const;
+  // Emits pnnx.Expression `expr` over the node's first `arity` inputs (all
+  // when -1) to its output 0.
+  void EmitElementwise(const onnx::NodeProto& node, const std::string& expr, int arity = -1);
+  // The operand of output `output`, which may be of any ONNX numeric or bool
+  // type: such values travel as float32 holding the ONNX value (0/1 for bool).
+  int ElementwiseOutput(const onnx::NodeProto& node, int output);
+  // The elem type of a value (onnx::TensorProto::DataType), FLOAT when unknown.
+  int ElemType(const std::string& value) const;
   // ---- lowerings (lowering.cpp) ----
   void ConvertMatMul(const onnx::NodeProto& node);
   void ConvertUpsample(const onnx::NodeProto& node);

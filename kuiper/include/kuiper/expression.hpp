@@ -43,13 +43,50 @@ enum class TokenType {
   kAbs,
   kSin,  // sin and cos: lab course7_expression
   kCos,
+  // Core functions for the element-wise operators of ONNX and PyTorch (issue
+  // 16). Comparisons and logic give 1 for true and 0 for false, and read any
+  // nonzero argument as true. Two arguments:
+  kMax,        // NaN if either is NaN (torch.maximum, np.maximum)
+  kMin,        // likewise
+  kFmod,       // C's fmod: the remainder has the dividend's sign
+  kRemainder,  // Python's %: the remainder has the divisor's sign
+  kEq,
+  kNe,
+  kLt,
+  kGt,
+  kLe,
+  kGe,
+  kAnd,
+  kOr,
+  kXor,
+  // One argument.
+  kTanh,
+  kFloor,
+  kCeil,
+  kRound,  // half to even, as ONNX Round and torch.round
+  kTrunc,  // toward zero
+  kSign,   // -1, 0 or 1 (NaN stays NaN)
+  kErf,
+  kTan,
+  kSinh,
+  kCosh,
+  kAsin,
+  kAcos,
+  kAtan,
+  kAsinh,
+  kAcosh,
+  kAtanh,
+  kNot,
+  // Three arguments: where(condition, a, b) is a where condition is nonzero, else b.
+  kWhere,
 };
 
 // The function's name as written ("add", "sin", ...), or a description of
 // any other token type ("operand", "number", "','", ...).
 std::string_view TokenTypeName(TokenType type);
 
-// 2 for add sub mul div pow, 1 for neg exp log sqrt rsqrt abs sin cos, 0 otherwise.
+// 3 for where; 2 for add sub mul div pow max min fmod remainder, the
+// comparisons and and/or/xor; 1 for the functions of one argument; 0 otherwise.
 int FunctionArity(TokenType type);
 
 // The function a word names, for the functions the core knows (every one but
@@ -79,6 +116,7 @@ struct TokenNode {
   float value = 0.f;         // for kNumber
   std::unique_ptr<TokenNode> left;
   std::unique_ptr<TokenNode> right;
+  std::unique_ptr<TokenNode> third;  // where's third argument; null for any other function
 };
 
 class ExpressionParser {
@@ -110,11 +148,13 @@ class ExpressionParser {
   std::string_view TokenText(const Token& token) const;
 
  private:
-  // expression := @N | number | function '(' expression [',' expression] ')'
+  // expression := @N | number | function '(' expression [',' expression [',' expression]] ')'
   // Parses the expression starting at tokens_[index] and leaves index one
   // past its last token.
   std::unique_ptr<TokenNode> ParseExpression(size_t& index, int depth);
   std::unique_ptr<TokenNode> ParseBinaryCall(TokenType function, size_t& index, int depth);
+  // where '(' expression ',' expression ',' expression ')'.
+  std::unique_ptr<TokenNode> ParseTernaryCall(TokenType function, size_t& index, int depth);
   // Lab course7_expression: `function` '(' expression ')', the function's
   // name at tokens_[index].
   std::unique_ptr<TokenNode> ParseUnaryCall(TokenType function, size_t& index, int depth);
@@ -138,8 +178,10 @@ class ExpressionParser {
 // leading 1s. The result has the larger rank. Throws ShapeError for shapes
 // that do not broadcast.
 sftensor TensorElementBinary(TokenType function, const sftensor& a, const sftensor& b);
-// neg exp log sqrt rsqrt abs sin cos of every element (sin and cos through the lab).
+// A function of one argument of every element (sin and cos through the lab).
 sftensor TensorElementUnary(TokenType function, const sftensor& input);
+// where(condition, a, b) with NumPy broadcasting among the three.
+sftensor TensorElementWhere(const sftensor& condition, const sftensor& a, const sftensor& b);
 
 // Evaluates `rpn` for every batch item on a stack of batches: an input pushes
 // operands[N] (never modified), a number a one-element tensor broadcast to

@@ -86,6 +86,68 @@ void Broadcast(const ftensor& a, const ftensor& b, ftensor& out, Op op) {
   }
 }
 
+// where(c, a, b) with NumPy broadcasting: Broadcast's loop over three operands.
+void ExprBroadcastWhere(const ftensor& c, const ftensor& a, const ftensor& b, ftensor& out) {
+  const float* pc = c.raw_ptr();
+  const float* pa = a.raw_ptr();
+  const float* pb = b.raw_ptr();
+  float* z = out.raw_ptr();
+  const std::vector<uint32_t>& shape = out.raw_shapes();
+  const size_t rank = shape.size();
+  const std::vector<uint64_t> sc = BroadcastStrides(c, rank), sa = BroadcastStrides(a, rank),
+                              sb = BroadcastStrides(b, rank);
+  std::vector<size_t> order;
+  if (rank == 1) {
+    order = {0};
+  } else {
+    order = {rank - 2, rank - 1};
+    for (size_t d = rank - 2; d-- > 0;) order.push_back(d);
+  }
+  const size_t fast = order[0];
+  const uint32_t run = shape[fast];
+  std::vector<uint32_t> index(rank, 0);
+  uint64_t ic = 0, ia = 0, ib = 0;
+  for (uint64_t runs = out.size() / run; runs-- > 0;) {
+    for (uint32_t i = 0; i < run; ++i) {
+      *z++ = pc[ic + i * sc[fast]] != 0 ? pa[ia + i * sa[fast]] : pb[ib + i * sb[fast]];
+    }
+    for (size_t p = 1; p < order.size(); ++p) {
+      const size_t d = order[p];
+      if (++index[d] < shape[d]) {
+        ic += sc[d];
+        ia += sa[d];
+        ib += sb[d];
+        break;
+      }
+      ic -= sc[d] * (shape[d] - 1);
+      ia -= sa[d] * (shape[d] - 1);
+      ib -= sb[d] * (shape[d] - 1);
+      index[d] = 0;
+    }
+  }
+}
+
+// The NumPy broadcast of two logical shapes, or ShapeError naming `function`.
+std::vector<uint32_t> ExprBroadcastShape(TokenType function, const std::vector<uint32_t>& ra,
+                                         const std::vector<uint32_t>& rb) {
+  const size_t rank = std::max(ra.size(), rb.size());
+  // Aligned from the last dimension; a missing leading dimension is 1.
+  std::vector<uint32_t> shape(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    const uint32_t da = d + ra.size() >= rank ? ra[d + ra.size() - rank] : 1;
+    const uint32_t db = d + rb.size() >= rank ? rb[d + rb.size() - rank] : 1;
+    if (da != db && da != 1 && db != 1) {
+      throw ShapeError(fmt::format("{}: shapes ({}) and ({}) do not broadcast",
+                                   TokenTypeName(function), fmt::join(ra, ","),
+                                   fmt::join(rb, ",")));
+    }
+    shape[d] = std::max(da, db);
+  }
+  return shape;
+}
+
+float ExprTruth(bool value) { return value ? 1.f : 0.f; }
+
 template <typename Op>
 sftensor Map(const sftensor& input, Op op) {
   sftensor out = TensorCreate(input->raw_shapes());
@@ -121,22 +183,7 @@ sftensor TensorElementBinary(TokenType function, const sftensor& a, const sftens
   if (!a || !b || a->empty() || b->empty()) {
     throw ShapeError(fmt::format("{}: an argument is empty", TokenTypeName(function)));
   }
-  const std::vector<uint32_t>& ra = a->raw_shapes();
-  const std::vector<uint32_t>& rb = b->raw_shapes();
-  const size_t rank = std::max(ra.size(), rb.size());
-  // Aligned from the last dimension; a missing leading dimension is 1.
-  std::vector<uint32_t> shape(rank);
-  for (size_t d = 0; d < rank; ++d) {
-    const uint32_t da = d + ra.size() >= rank ? ra[d + ra.size() - rank] : 1;
-    const uint32_t db = d + rb.size() >= rank ? rb[d + rb.size() - rank] : 1;
-    if (da != db && da != 1 && db != 1) {
-      throw ShapeError(fmt::format("{}: shapes ({}) and ({}) do not broadcast",
-                                   TokenTypeName(function), fmt::join(ra, ","),
-                                   fmt::join(rb, ",")));
-    }
-    shape[d] = std::max(da, db);
-  }
-  sftensor out = TensorCreate(shape);
+  sftensor out = TensorCreate(ExprBroadcastShape(function, a->raw_shapes(), b->raw_shapes()));
   switch (function) {
     case TokenType::kAdd:
       Broadcast(*a, *b, *out, [](float x, float y) { return x + y; });
@@ -152,6 +199,48 @@ sftensor TensorElementBinary(TokenType function, const sftensor& a, const sftens
       break;
     case TokenType::kPow:
       Broadcast(*a, *b, *out, [](float x, float y) { return std::pow(x, y); });
+      break;
+    case TokenType::kMax:
+      Broadcast(*a, *b, *out, [](float x, float y) { return x != x || x > y ? x : y; });
+      break;
+    case TokenType::kMin:
+      Broadcast(*a, *b, *out, [](float x, float y) { return x != x || x < y ? x : y; });
+      break;
+    case TokenType::kFmod:
+      Broadcast(*a, *b, *out, [](float x, float y) { return std::fmod(x, y); });
+      break;
+    case TokenType::kRemainder:
+      Broadcast(*a, *b, *out, [](float x, float y) {
+        const float r = std::fmod(x, y);
+        return r != 0 && (r < 0) != (y < 0) ? r + y : r;
+      });
+      break;
+    case TokenType::kEq:
+      Broadcast(*a, *b, *out, [](float x, float y) { return ExprTruth(x == y); });
+      break;
+    case TokenType::kNe:
+      Broadcast(*a, *b, *out, [](float x, float y) { return ExprTruth(x != y); });
+      break;
+    case TokenType::kLt:
+      Broadcast(*a, *b, *out, [](float x, float y) { return ExprTruth(x < y); });
+      break;
+    case TokenType::kGt:
+      Broadcast(*a, *b, *out, [](float x, float y) { return ExprTruth(x > y); });
+      break;
+    case TokenType::kLe:
+      Broadcast(*a, *b, *out, [](float x, float y) { return ExprTruth(x <= y); });
+      break;
+    case TokenType::kGe:
+      Broadcast(*a, *b, *out, [](float x, float y) { return ExprTruth(x >= y); });
+      break;
+    case TokenType::kAnd:
+      Broadcast(*a, *b, *out, [](float x, float y) { return ExprTruth(x != 0 && y != 0); });
+      break;
+    case TokenType::kOr:
+      Broadcast(*a, *b, *out, [](float x, float y) { return ExprTruth(x != 0 || y != 0); });
+      break;
+    case TokenType::kXor:
+      Broadcast(*a, *b, *out, [](float x, float y) { return ExprTruth((x != 0) != (y != 0)); });
       break;
     default:
       throw Error(fmt::format("'{}' is not a function of two arguments", TokenTypeName(function)));
@@ -179,9 +268,56 @@ sftensor TensorElementUnary(TokenType function, const sftensor& input) {
     case TokenType::kSin:
     case TokenType::kCos:
       return TensorElementTrig(function, input);  // lab course7_expression
+    case TokenType::kTanh:
+      return Map(input, [](float x) { return std::tanh(x); });
+    case TokenType::kFloor:
+      return Map(input, [](float x) { return std::floor(x); });
+    case TokenType::kCeil:
+      return Map(input, [](float x) { return std::ceil(x); });
+    case TokenType::kRound:
+      // nearbyint rounds in the current mode, round-to-nearest-even by default.
+      return Map(input, [](float x) { return std::nearbyint(x); });
+    case TokenType::kTrunc:
+      return Map(input, [](float x) { return std::trunc(x); });
+    case TokenType::kSign:
+      return Map(input, [](float x) { return x > 0 ? 1.f : x < 0 ? -1.f : x; });
+    case TokenType::kErf:
+      return Map(input, [](float x) { return std::erf(x); });
+    case TokenType::kTan:
+      return Map(input, [](float x) { return std::tan(x); });
+    case TokenType::kSinh:
+      return Map(input, [](float x) { return std::sinh(x); });
+    case TokenType::kCosh:
+      return Map(input, [](float x) { return std::cosh(x); });
+    case TokenType::kAsin:
+      return Map(input, [](float x) { return std::asin(x); });
+    case TokenType::kAcos:
+      return Map(input, [](float x) { return std::acos(x); });
+    case TokenType::kAtan:
+      return Map(input, [](float x) { return std::atan(x); });
+    case TokenType::kAsinh:
+      return Map(input, [](float x) { return std::asinh(x); });
+    case TokenType::kAcosh:
+      return Map(input, [](float x) { return std::acosh(x); });
+    case TokenType::kAtanh:
+      return Map(input, [](float x) { return std::atanh(x); });
+    case TokenType::kNot:
+      return Map(input, [](float x) { return ExprTruth(x == 0); });
     default:
       throw Error(fmt::format("'{}' is not a function of one argument", TokenTypeName(function)));
   }
+}
+
+sftensor TensorElementWhere(const sftensor& condition, const sftensor& a, const sftensor& b) {
+  if (!condition || !a || !b || condition->empty() || a->empty() || b->empty()) {
+    throw ShapeError("where: an argument is empty");
+  }
+  // Broadcasting is associative: the shape of all three is that of c with (a with b).
+  const std::vector<uint32_t> ab =
+      ExprBroadcastShape(TokenType::kWhere, a->raw_shapes(), b->raw_shapes());
+  sftensor out = TensorCreate(ExprBroadcastShape(TokenType::kWhere, condition->raw_shapes(), ab));
+  ExprBroadcastWhere(*condition, *a, *b, *out);
+  return out;
 }
 
 std::vector<sftensor> EvaluateReversePolish(const std::vector<const TokenNode*>& rpn,
@@ -203,19 +339,22 @@ std::vector<sftensor> EvaluateReversePolish(const std::vector<const TokenNode*>&
       sftensor scalar = TensorCreate({1});
       scalar->index(0) = node->value;
       stack.emplace_back(batch, scalar);
-    } else if (arity == 2 || arity == 1) {
+    } else if (arity >= 1 && arity <= 3) {
       if (stack.size() < static_cast<size_t>(arity)) {
         throw Error(fmt::format("reverse Polish: '{}' lacks arguments", TokenTypeName(node->type)));
       }
       // The first argument was pushed first, so it lies below the second.
-      std::vector<sftensor> second = arity == 2 ? std::move(stack.back()) : std::vector<sftensor>{};
-      if (arity == 2) stack.pop_back();
+      std::vector<sftensor> third = arity == 3 ? std::move(stack.back()) : std::vector<sftensor>{};
+      if (arity == 3) stack.pop_back();
+      std::vector<sftensor> second = arity >= 2 ? std::move(stack.back()) : std::vector<sftensor>{};
+      if (arity >= 2) stack.pop_back();
       std::vector<sftensor> first = std::move(stack.back());
       stack.pop_back();
       std::vector<sftensor> result(batch);
       ForEachItem(batch, [&](int i) {
-        result[i] = arity == 2 ? TensorElementBinary(node->type, first[i], second[i])
-                               : TensorElementUnary(node->type, first[i]);
+        result[i] = arity == 3   ? TensorElementWhere(first[i], second[i], third[i])
+                    : arity == 2 ? TensorElementBinary(node->type, first[i], second[i])
+                                 : TensorElementUnary(node->type, first[i]);
       });
       stack.push_back(std::move(result));
     } else {

@@ -20,10 +20,49 @@ struct FunctionName {
 
 // Every function but sin and cos, which the course7 lab adds.
 constexpr FunctionName kCoreFunctions[] = {
-    {"add", TokenType::kAdd},     {"sub", TokenType::kSub}, {"mul", TokenType::kMul},
-    {"div", TokenType::kDiv},     {"pow", TokenType::kPow}, {"neg", TokenType::kNeg},
-    {"exp", TokenType::kExp},     {"log", TokenType::kLog}, {"sqrt", TokenType::kSqrt},
-    {"rsqrt", TokenType::kRsqrt}, {"abs", TokenType::kAbs},
+    {"add", TokenType::kAdd},
+    {"sub", TokenType::kSub},
+    {"mul", TokenType::kMul},
+    {"div", TokenType::kDiv},
+    {"pow", TokenType::kPow},
+    {"neg", TokenType::kNeg},
+    {"exp", TokenType::kExp},
+    {"log", TokenType::kLog},
+    {"sqrt", TokenType::kSqrt},
+    {"rsqrt", TokenType::kRsqrt},
+    {"abs", TokenType::kAbs},
+    // For ONNX's and PyTorch's element-wise operators (issue 16).
+    {"max", TokenType::kMax},
+    {"min", TokenType::kMin},
+    {"fmod", TokenType::kFmod},
+    {"remainder", TokenType::kRemainder},
+    {"eq", TokenType::kEq},
+    {"ne", TokenType::kNe},
+    {"lt", TokenType::kLt},
+    {"gt", TokenType::kGt},
+    {"le", TokenType::kLe},
+    {"ge", TokenType::kGe},
+    {"and", TokenType::kAnd},
+    {"or", TokenType::kOr},
+    {"xor", TokenType::kXor},
+    {"tanh", TokenType::kTanh},
+    {"floor", TokenType::kFloor},
+    {"ceil", TokenType::kCeil},
+    {"round", TokenType::kRound},
+    {"trunc", TokenType::kTrunc},
+    {"sign", TokenType::kSign},
+    {"erf", TokenType::kErf},
+    {"tan", TokenType::kTan},
+    {"sinh", TokenType::kSinh},
+    {"cosh", TokenType::kCosh},
+    {"asin", TokenType::kAsin},
+    {"acos", TokenType::kAcos},
+    {"atan", TokenType::kAtan},
+    {"asinh", TokenType::kAsinh},
+    {"acosh", TokenType::kAcosh},
+    {"atanh", TokenType::kAtanh},
+    {"not", TokenType::kNot},
+    {"where", TokenType::kWhere},
 };
 
 bool IsDigit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
@@ -61,6 +100,21 @@ std::string_view TokenTypeName(TokenType type) {
 
 int FunctionArity(TokenType type) {
   switch (type) {
+    case TokenType::kWhere:
+      return 3;
+    case TokenType::kMax:
+    case TokenType::kMin:
+    case TokenType::kFmod:
+    case TokenType::kRemainder:
+    case TokenType::kEq:
+    case TokenType::kNe:
+    case TokenType::kLt:
+    case TokenType::kGt:
+    case TokenType::kLe:
+    case TokenType::kGe:
+    case TokenType::kAnd:
+    case TokenType::kOr:
+    case TokenType::kXor:
     case TokenType::kAdd:
     case TokenType::kSub:
     case TokenType::kMul:
@@ -75,6 +129,23 @@ int FunctionArity(TokenType type) {
     case TokenType::kAbs:
     case TokenType::kSin:
     case TokenType::kCos:
+    case TokenType::kTanh:
+    case TokenType::kFloor:
+    case TokenType::kCeil:
+    case TokenType::kRound:
+    case TokenType::kTrunc:
+    case TokenType::kSign:
+    case TokenType::kErf:
+    case TokenType::kTan:
+    case TokenType::kSinh:
+    case TokenType::kCosh:
+    case TokenType::kAsin:
+    case TokenType::kAcos:
+    case TokenType::kAtan:
+    case TokenType::kAsinh:
+    case TokenType::kAcosh:
+    case TokenType::kAtanh:
+    case TokenType::kNot:
       return 1;
     default:
       return 0;
@@ -208,6 +279,8 @@ std::unique_ptr<TokenNode> ExpressionParser::ParseExpression(size_t& index, int 
     return node;
   }
   switch (FunctionArity(token.type)) {
+    case 3:
+      return ParseTernaryCall(token.type, index, depth);
     case 2:
       return ParseBinaryCall(token.type, index, depth);
     case 1:
@@ -231,6 +304,21 @@ std::unique_ptr<TokenNode> ExpressionParser::ParseBinaryCall(TokenType function,
   return node;
 }
 
+std::unique_ptr<TokenNode> ExpressionParser::ParseTernaryCall(TokenType function, size_t& index,
+                                                              int depth) {
+  auto node = std::make_unique<TokenNode>();
+  node->type = function;
+  ++index;  // the function's name
+  Expect(index, TokenType::kLeftBracket);
+  node->left = ParseExpression(index, depth + 1);
+  Expect(index, TokenType::kComma);
+  node->right = ParseExpression(index, depth + 1);
+  Expect(index, TokenType::kComma);
+  node->third = ParseExpression(index, depth + 1);
+  Expect(index, TokenType::kRightBracket);
+  return node;
+}
+
 void ExpressionParser::Expect(size_t& index, TokenType type) {
   if (index >= tokens_.size()) {
     Fail(index, fmt::format("expected {}, got the end of the expression", TokenTypeName(type)));
@@ -248,6 +336,7 @@ void PostOrder(const TokenNode* node, std::vector<const TokenNode*>& order) {
   if (!node) return;
   PostOrder(node->left.get(), order);
   PostOrder(node->right.get(), order);
+  PostOrder(node->third.get(), order);
   order.push_back(node);
 }
 

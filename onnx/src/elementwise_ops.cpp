@@ -1,0 +1,397 @@
+// Element-wise ONNX nodes as one pnnx.Expression each (issue 16): math
+// functions, activations with parameters, comparisons, logic, Where, Mod,
+// integer Div, BitShift, the variadic Sum/Mean/Min/Max and Cast. The
+// expression layer already broadcasts N-D operands as NumPy does, so one
+// mechanism covers them all, and PNNX graphs get the same functions.
+//
+// The engine computes in float32: an integer or bool value travels as the
+// float32 holding its ONNX value (bool: 0 or 1). Where ONNX's integer
+// semantics differ from float arithmetic (Div truncates, Mod takes the
+// divisor's sign, Cast to an integer truncates and wraps), the expression
+// says so, chosen from the elem types shape inference gives every value.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "converter.hpp"
+
+namespace kuiper::onnx_import {
+
+namespace {
+
+bool ElemIsInteger(int type) {
+  switch (type) {
+    case onnx::TensorProto::INT8:
+    case onnx::TensorProto::INT16:
+    case onnx::TensorProto::INT32:
+    case onnx::TensorProto::INT64:
+    case onnx::TensorProto::UINT8:
+    case onnx::TensorProto::UINT16:
+    case onnx::TensorProto::UINT32:
+    case onnx::TensorProto::UINT64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool ElemIsUnsigned(int type) {
+  return type == onnx::TensorProto::UINT8 || type == onnx::TensorProto::UINT16 ||
+         type == onnx::TensorProto::UINT32 || type == onnx::TensorProto::UINT64;
+}
+
+int ElemBits(int type) {
+  switch (type) {
+    case onnx::TensorProto::INT8:
+    case onnx::TensorProto::UINT8:
+      return 8;
+    case onnx::TensorProto::INT16:
+    case onnx::TensorProto::UINT16:
+      return 16;
+    case onnx::TensorProto::INT32:
+    case onnx::TensorProto::UINT32:
+      return 32;
+    default:
+      return 64;
+  }
+}
+
+// Types the engine holds exactly or as float32: the floats, the integers, bool.
+bool ElemIsNumeric(int type) {
+  return type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::DOUBLE ||
+         type == onnx::TensorProto::BOOL || ElemIsInteger(type);
+}
+
+// A float constant in expression syntax: 9 significant digits read back as
+// the same float.
+std::string ElemNumber(double value) { return fmt::format("{:.8e}", static_cast<float>(value)); }
+
+// The largest finite float: x > it only for +inf.
+const std::string& ElemFloatMax() {
+  static const std::string text = ElemNumber(std::numeric_limits<float>::max());
+  return text;
+}
+
+// Functions of one input that are one call of the expression layer.
+const std::map<std::string, std::string>& ElemUnaryCalls() {
+  static const std::map<std::string, std::string> calls = {
+      {"Tanh", "tanh(@0)"},
+      {"Floor", "floor(@0)"},
+      {"Ceil", "ceil(@0)"},
+      {"Round", "round(@0)"},
+      {"Sign", "sign(@0)"},
+      {"Erf", "erf(@0)"},
+      {"Cos", "cos(@0)"},  // lab course7_expression
+      {"Tan", "tan(@0)"},
+      {"Sinh", "sinh(@0)"},
+      {"Cosh", "cosh(@0)"},
+      {"Asin", "asin(@0)"},
+      {"Acos", "acos(@0)"},
+      {"Atan", "atan(@0)"},
+      {"Asinh", "asinh(@0)"},
+      {"Acosh", "acosh(@0)"},
+      {"Atanh", "atanh(@0)"},
+      {"Reciprocal", "div(1,@0)"},
+      {"Not", "not(@0)"},
+      {"IsNaN", "ne(@0,@0)"},  // NaN is the one value unequal to itself
+      // softplus(x) = ln(1 + e^x), as ONNX defines it (no threshold).
+      {"Softplus", "log(add(exp(@0),1))"},
+      {"Softsign", "div(@0,add(abs(@0),1))"},
+      {"Mish", "mul(@0,tanh(log(add(exp(@0),1))))"},
+  };
+  return calls;
+}
+
+// Functions of two inputs with NumPy broadcasting.
+const std::map<std::string, std::string>& ElemBinaryCalls() {
+  static const std::map<std::string, std::string> calls = {
+      {"Equal", "eq"},          {"Less", "lt"}, {"Greater", "gt"}, {"LessOrEqual", "le"},
+      {"GreaterOrEqual", "ge"}, {"And", "and"}, {"Or", "or"},      {"Xor", "xor"},
+  };
+  return calls;
+}
+
+}  // namespace
+
+int Converter::ElemType(const std::string& value) const {
+  const auto it = elem_types_.find(value);
+  return it == elem_types_.end() || it->second == onnx::TensorProto::UNDEFINED
+             ? static_cast<int>(onnx::TensorProto::FLOAT)
+             : it->second;
+}
+
+std::string Converter::ElementwiseExpression(const onnx::NodeProto& node) const {
+  const std::string& type = node.op_type();
+  const int n = node.input_size();
+  const auto need_inputs = [&](int least, int most) {
+    if (n < least || n > most) {
+      Fail(node, least == most ? fmt::format("needs {} input(s), has {}", least, n)
+                               : fmt::format("needs {} to {} inputs, has {}", least, most, n));
+    }
+    for (int k = 0; k < least; ++k) {
+      if (node.input(k).empty()) Fail(node, fmt::format("input {} is missing", k));
+    }
+  };
+  // A finite float attribute (NaN and infinities refused naming the node).
+  const auto attr = [&](const std::string& name, float fallback) {
+    const float value = FloatAttributeChecked(node, name, fallback);
+    if (std::isinf(value)) Fail(node, fmt::format("attribute '{}' is infinite", name));
+    return value;
+  };
+  if (const auto it = ElemUnaryCalls().find(type); it != ElemUnaryCalls().end()) {
+    need_inputs(1, 1);
+    return it->second;
+  }
+  if (const auto it = ElemBinaryCalls().find(type); it != ElemBinaryCalls().end()) {
+    need_inputs(2, 2);
+    return fmt::format("{}(@0,@1)", it->second);
+  }
+  if (type == "Div") {
+    need_inputs(2, 2);
+    // Integer division truncates toward zero (C's /, ONNX Runtime's kernels).
+    return ElemIsInteger(ElemType(node.output(0))) ? "trunc(div(@0,@1))" : "div(@0,@1)";
+  }
+  if (type == "Where") {
+    need_inputs(3, 3);
+    return "where(@0,@1,@2)";
+  }
+  if (type == "Sum" || type == "Mean" || type == "Max" || type == "Min") {
+    need_inputs(1, std::max(1, n));
+    const char* call = type == "Max" ? "max" : type == "Min" ? "min" : "add";
+    std::string expr = "@0";
+    for (int k = 1; k < n; ++k) {
+      if (node.input(k).empty()) Fail(node, fmt::format("input {} is missing", k));
+      expr = fmt::format("{}({},@{})", call, expr, k);
+    }
+    if (type == "Mean" && n > 1) expr = fmt::format("div({},{})", expr, n);
+    return expr;
+  }
+  if (type == "Mod") {
+    need_inputs(2, 2);
+    const bool fmod = AttributeInt(node, "fmod", 0) != 0;
+    if (!fmod && !ElemIsInteger(ElemType(node.input(0)))) {
+      Fail(node, "fmod=0 is defined for integer inputs only; a floating-point Mod needs fmod=1");
+    }
+    // fmod=1: C's fmod (the dividend's sign); fmod=0: Python's % (the divisor's).
+    return fmod ? "fmod(@0,@1)" : "remainder(@0,@1)";
+  }
+  if (type == "BitShift") {
+    need_inputs(2, 2);
+    const int elem = ElemType(node.input(0));
+    if (!ElemIsUnsigned(elem)) Fail(node, "needs unsigned integer inputs");
+    const std::string direction = AttributeString(node, "direction", "");
+    // x << y wraps modulo 2^bits; x >> y drops the low bits. Both are exact
+    // in float32 for every value float32 holds exactly (powers of two).
+    if (direction == "LEFT") {
+      return fmt::format("remainder(mul(@0,pow(2,@1)),{})",
+                         ElemNumber(std::ldexp(1.0, ElemBits(elem))));
+    }
+    if (direction == "RIGHT") return "floor(div(@0,pow(2,@1)))";
+    Fail(node, fmt::format("direction must be LEFT or RIGHT, is '{}'", direction));
+  }
+  if (type == "IsInf") {
+    need_inputs(1, 1);
+    const bool positive = AttributeInt(node, "detect_positive", 1) != 0;
+    const bool negative = AttributeInt(node, "detect_negative", 1) != 0;
+    if (positive && negative) return fmt::format("gt(abs(@0),{})", ElemFloatMax());
+    if (positive) return fmt::format("gt(@0,{})", ElemFloatMax());
+    if (negative) return fmt::format("lt(@0,-{})", ElemFloatMax());
+    return "ne(abs(@0),abs(@0))";  // detects nothing: false, except that NaN is no infinity
+  }
+  if (type == "PRelu") {
+    need_inputs(2, 2);
+    return "where(lt(@0,0),mul(@0,@1),@0)";
+  }
+  if (type == "LeakyRelu") {
+    need_inputs(1, 1);
+    return fmt::format("where(lt(@0,0),mul(@0,{}),@0)", ElemNumber(attr("alpha", 0.01f)));
+  }
+  if (type == "ThresholdedRelu") {
+    need_inputs(1, 1);
+    return fmt::format("where(gt(@0,{}),@0,0)", ElemNumber(attr("alpha", 1.f)));
+  }
+  if (type == "Elu") {
+    need_inputs(1, 1);
+    return fmt::format("where(gt(@0,0),@0,mul(sub(exp(@0),1),{}))", ElemNumber(attr("alpha", 1.f)));
+  }
+  if (type == "Celu") {
+    need_inputs(1, 1);
+    const float alpha = attr("alpha", 1.f);
+    if (alpha == 0) Fail(node, "alpha must not be 0");
+    // max(0, x) + min(0, alpha * (exp(x / alpha) - 1))
+    return fmt::format("add(max(@0,0),min(mul(sub(exp(div(@0,{0})),1),{0}),0))", ElemNumber(alpha));
+  }
+  if (type == "Selu") {
+    need_inputs(1, 1);
+    // ONNX's defaults, the float32 values of the constants of Klambauer et al.
+    const float alpha = attr("alpha", 1.67326319217681884765625f);
+    const float gamma = attr("gamma", 1.05070102214813232421875f);
+    return fmt::format("mul(where(gt(@0,0),@0,mul(sub(exp(@0),1),{})),{})", ElemNumber(alpha),
+                       ElemNumber(gamma));
+  }
+  if (type == "Shrink") {
+    need_inputs(1, 1);
+    const float bias = attr("bias", 0.f), lambd = attr("lambd", 0.5f);
+    return fmt::format("where(lt(@0,{}),add(@0,{}),where(gt(@0,{}),sub(@0,{}),0))",
+                       ElemNumber(-lambd), ElemNumber(bias), ElemNumber(lambd), ElemNumber(bias));
+  }
+  if (type == "Cast" || type == "CastLike") {
+    need_inputs(type == "Cast" ? 1 : 2, type == "Cast" ? 1 : 2);
+    const int from = ElemType(node.input(0));
+    int to = 0;
+    if (type == "Cast") {
+      const onnx::AttributeProto* a = FindAttribute(node, "to");
+      if (!a) Fail(node, "attribute 'to' is missing");
+      to = static_cast<int>(a->i());
+    } else {
+      to = ElemType(node.input(1));
+    }
+    for (const int t : {from, to}) {
+      if (!ElemIsNumeric(t)) {
+        const std::string name =
+            onnx::TensorProto::DataType_IsValid(t)
+                ? onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(t))
+                : std::to_string(t);
+        Fail(node, fmt::format("Cast {} ONNX type {} is not supported: the engine holds float, "
+                               "double, integer and bool values only, as float32",
+                               t == from ? "from" : "to", name));
+      }
+    }
+    if (to == onnx::TensorProto::FLOAT || to == onnx::TensorProto::DOUBLE) return "@0";
+    if (to == onnx::TensorProto::BOOL) return from == to ? "@0" : "ne(@0,0)";
+    // To an integer: a float truncates toward zero, and an 8- or 16-bit
+    // target keeps the low bits of the value (C's conversion of integers;
+    // identity for a value in range). Wider targets: float32 holds every
+    // value it can hold exactly already.
+    std::string expr = ElemIsInteger(from) || from == onnx::TensorProto::BOOL ? "@0" : "trunc(@0)";
+    const int bits = ElemBits(to);
+    if (bits <= 16 && from != onnx::TensorProto::BOOL) {
+      const std::string modulus = ElemNumber(std::ldexp(1.0, bits));
+      if (ElemIsUnsigned(to)) {
+        expr = fmt::format("remainder({},{})", expr, modulus);
+      } else {
+        const std::string half = ElemNumber(std::ldexp(1.0, bits - 1));
+        expr = fmt::format("sub(remainder(add({},{}),{}),{})", expr, half, modulus, half);
+      }
+    }
+    return expr;
+  }
+  Fail(node, "is not an element-wise operator");
+}
+
+int Converter::ElementwiseOutput(const onnx::NodeProto& node, int output) {
+  const std::string& name = node.output(output);
+  const int elem = ElemType(name);
+  if (!ElemIsNumeric(elem)) {
+    Fail(node, fmt::format("output '{}' is of ONNX type {}; the engine holds float, double, "
+                           "integer and bool values only",
+                           name, elem));
+  }
+  const int operand = NewOperand(name, EngineShape(ShapeOf(node, name)));
+  operand_of_[name] = operand;
+  return operand;
+}
+
+void Converter::EmitElementwise(const onnx::NodeProto& node, const std::string& expr, int arity) {
+  // Every input is an operand of the expression, also one it does not read
+  // (CastLike's `like`, Dropout's runtime ratio): the engine refuses a graph
+  // input that no operator reads.
+  if (arity < 0) arity = node.input_size();
+  const auto reads = [&](int k) {
+    const std::string at = fmt::format("@{}", k);
+    for (size_t p = expr.find(at); p != std::string::npos; p = expr.find(at, p + 1)) {
+      const size_t end = p + at.size();
+      if (end >= expr.size() || !std::isdigit(static_cast<unsigned char>(expr[end]))) return true;
+    }
+    return false;
+  };
+  // Items broadcast among themselves: in batch mode a computed operand must
+  // have the output's rank, or NumPy would align its batch with another dim.
+  const size_t rank = ShapeOf(node, node.output(0)).size();
+  for (int k = 0; k < arity; ++k) {
+    if (batch_mode_ && reads(k) && !Constant(node.input(k)) &&
+        ShapeOf(node, node.input(k)).size() != rank) {
+      FailBatch(node, "broadcasts a computed operand of lower rank over the batch dimension");
+    }
+  }
+  std::vector<int> inputs;
+  for (int k = 0; k < arity; ++k) inputs.push_back(Input(node, k));
+  pnnx::Operator& op = Emit("pnnx.Expression", NodeName(node), inputs, ElementwiseOutput(node, 0));
+  op.params["expr"] = StringParam(expr);
+}
+
+void Converter::ConvertElementwise(const onnx::NodeProto& node) {
+  if (node.output_size() != 1) {
+    Fail(node, fmt::format("needs 1 output, has {}", node.output_size()));
+  }
+  EmitElementwise(node, ElementwiseExpression(node));
+}
+
+// Dropout(x, ratio, training_mode) -> (y, mask). At inference (training_mode
+// absent or false, and before opset 12 always) y = x and the mask is all
+// true. Training with a ratio of 0 is the same; with any other ratio the
+// result is random, which an inference engine does not reproduce.
+void Converter::ConvertDropout(const onnx::NodeProto& node) {
+  if (node.input_size() < 1 || node.input_size() > 3 || node.output_size() < 1 ||
+      node.output_size() > 2) {
+    Fail(node, fmt::format("needs 1 to 3 inputs and 1 or 2 outputs, has {} and {}",
+                           node.input_size(), node.output_size()));
+  }
+  bool training = false;
+  if (HasInput(node, 2)) {
+    const onnx::TensorProto& mode = RequireConstant(node, 2);
+    // A bool tensor keeps one byte per value in raw_data, else int32_data.
+    std::vector<int> values;
+    if (mode.has_raw_data()) {
+      for (char c : mode.raw_data()) values.push_back(c != 0);
+    } else {
+      values.assign(mode.int32_data().begin(), mode.int32_data().end());
+    }
+    if (mode.data_type() != onnx::TensorProto::BOOL || values.size() != 1) {
+      Fail(node, "training_mode must be one bool");
+    }
+    training = values[0] != 0;
+  }
+  if (training) {
+    float ratio = 0.5f;
+    if (HasInput(node, 1)) {
+      const std::vector<float> r = OnnxTensorFloats(RequireConstant(node, 1));
+      if (r.size() != 1) Fail(node, "ratio must be a scalar");
+      ratio = r[0];
+    }
+    if (ratio != 0) {
+      Fail(node, fmt::format("training_mode=true with ratio {} drops random elements; the "
+                             "engine runs inference only",
+                             ratio));
+    }
+  }
+  const std::string& out = node.output(0);
+  const bool graph_output =
+      std::any_of(model_.graph().output().begin(), model_.graph().output().end(),
+                  [&](const onnx::ValueInfoProto& info) { return info.name() == out; });
+  const int input = Input(node, 0);
+  // A ratio computed at run time (a graph input) is read by no one at
+  // inference; the copy reads it, since the engine refuses an unread input.
+  const bool runtime_ratio = HasInput(node, 1) && !Constant(node.input(1));
+  if (!out.empty() && runtime_ratio) {
+    EmitElementwise(node, "@0", /*arity=*/2);  // x and ratio; training_mode is a constant
+  } else if (!out.empty()) {
+    if (graph_output) {
+      Emit("pnnx.Expression", NodeName(node), {input}, ElementwiseOutput(node, 0)).params["expr"] =
+          StringParam("@0");
+    } else {
+      operand_of_[out] = input;  // the same values under a second name
+    }
+  }
+  if (node.output_size() == 2 && !node.output(1).empty() && IsUsed(node.output(1))) {
+    // or(x, 1) is 1 of x's shape whatever x holds (NaN included).
+    Emit("pnnx.Expression", NodeName(node) + "_mask", {input}, ElementwiseOutput(node, 1))
+        .params["expr"] = StringParam("or(@0,1)");
+  }
+}
+
+}  // namespace kuiper::onnx_import
