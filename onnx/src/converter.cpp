@@ -1059,7 +1059,7 @@ void Converter::ConvertHardSigmoid(const onnx::NodeProto& node) {
 
 void Converter::ConvertExpression(const onnx::NodeProto& node) {
   static const std::map<std::string, std::string> binary = {
-      {"Add", "add"}, {"Sub", "sub"}, {"Mul", "mul"}, {"Div", "div"}, {"Pow", "pow"}};
+      {"Add", "add"}, {"Sub", "sub"}, {"Mul", "mul"}, {"Pow", "pow"}};  // Div: elementwise_ops.cpp
   static const std::map<std::string, std::string> unary = {{"Sin", "sin"},   {"Neg", "neg"},
                                                            {"Exp", "exp"},   {"Log", "log"},
                                                            {"Sqrt", "sqrt"}, {"Abs", "abs"}};
@@ -1067,12 +1067,6 @@ void Converter::ConvertExpression(const onnx::NodeProto& node) {
   const int arity = binary.count(type) ? 2 : 1;
   if (node.input_size() != arity) {
     Fail(node, fmt::format("needs {} input(s), has {}", arity, node.input_size()));
-  }
-  // Integers travel as float32; integer Div truncates, which float's does not.
-  const auto elem = elem_types_.find(node.output(0));
-  if (type == "Div" && elem != elem_types_.end() && elem->second != onnx::TensorProto::FLOAT) {
-    Fail(node,
-         fmt::format("integer Div (ONNX type {}, truncating) is not supported", elem->second));
   }
   // Items broadcast among themselves: in batch mode a computed operand must
   // have the output's rank, or NumPy would align its batch with another dim.
