@@ -255,6 +255,8 @@ const std::map<std::string, Converter::NodeConverter>& Converter::Table() {
       {"CumSum", &Converter::ConvertCumSum},
       {"DepthToSpace", &Converter::ConvertDepthSpace},
       {"SpaceToDepth", &Converter::ConvertDepthSpace},
+      {"ConvTranspose", &Converter::ConvertConvTranspose},
+      {"GatherElements", &Converter::ConvertGatherElements},
       {"Constant", nullptr},  // folded: read where it is used
   };
   return table;

@@ -148,6 +148,8 @@ class Converter {
   void ConvertTrilu(const onnx::NodeProto& node);
   void ConvertCumSum(const onnx::NodeProto& node);
   void ConvertDepthSpace(const onnx::NodeProto& node);
+  void ConvertConvTranspose(const onnx::NodeProto& node);
+  void ConvertGatherElements(const onnx::NodeProto& node);
   // ---- lowerings (lowering.cpp) ----
   void ConvertMatMul(const onnx::NodeProto& node);
   void ConvertUpsample(const onnx::NodeProto& node);

@@ -424,4 +424,99 @@ void Converter::ConvertDepthSpace(const onnx::NodeProto& node) {
   EmitReshapeTo(name, moved, ShapeOf(node, node.output(0)), Output(node));
 }
 
+// ConvTranspose (1-D to 3-D): nn.ConvTranspose1d/2d/3d. The output size is
+// the inferred one (ONNX shape inference applies output_shape, output_padding
+// and auto_pad); the pad at the start of each axis is `pads`, or, when the
+// output size was given (output_shape, SAME_UPPER/LOWER), derived from it as
+// the ONNX spec says. The layer's output_padding then makes up the size.
+void Converter::ConvertConvTranspose(const onnx::NodeProto& node) {
+  const Shape& in = ShapeOf(node, node.input(0));
+  const Shape& out = ShapeOf(node, node.output(0));
+  const onnx::TensorProto& weight = RequireConstant(node, 1);
+  const Shape w(weight.dims().begin(), weight.dims().end());
+  const size_t dims = in.size() - 2;
+  if (in.size() < 3 || in.size() > 5 || w.size() != in.size() || out.size() != in.size()) {
+    Fail(node, fmt::format("needs (N, C, 1 to 3 spatial dims) input and weight of the same rank; "
+                           "input {}, weight {}",
+                           ShapeText(in), ShapeText(w)));
+  }
+  if (!batch_mode_) Fail(node, "needs dimension 0 to be the batch (N, C, spatial...)");
+  const int64_t group = AttributeInt(node, "group", 1);
+  if (group < 1 || in[1] != w[0] || in[1] % group != 0) {
+    Fail(node, fmt::format("input channels {} must equal W's dimension 0 ({}) and be a multiple "
+                           "of group={}",
+                           in[1], w[0], group));
+  }
+  const std::vector<int64_t> ones(dims, 1), zeros(dims, 0);
+  const std::vector<int64_t> kernel(w.begin() + 2, w.end());
+  const std::vector<int64_t> strides = AttributeInts(node, "strides", ones);
+  const std::vector<int64_t> dilations = AttributeInts(node, "dilations", ones);
+  const std::vector<int64_t> output_padding = AttributeInts(node, "output_padding", zeros);
+  std::vector<int64_t> pads = AttributeInts(node, "pads", std::vector<int64_t>(2 * dims, 0));
+  if (strides.size() != dims || dilations.size() != dims || output_padding.size() != dims ||
+      pads.size() != 2 * dims) {
+    Fail(node, "strides, dilations, output_padding or pads do not match the spatial rank");
+  }
+  const std::string auto_pad = AttributeString(node, "auto_pad", "NOTSET");
+  const bool size_given = FindAttribute(node, "output_shape") != nullptr ||
+                          auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER";
+  std::vector<int> padding, extra;
+  for (size_t d = 0; d < dims; ++d) {
+    const int64_t full = strides[d] * (in[d + 2] - 1) + dilations[d] * (kernel[d] - 1) + 1;
+    int64_t begin = pads[d];
+    if (size_given) {
+      const int64_t total = full + output_padding[d] - out[d + 2];
+      begin = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+    }
+    padding.push_back(static_cast<int>(begin));
+    extra.push_back(static_cast<int>(out[d + 2] - (full - 2 * begin)));
+  }
+  const bool has_bias = HasInput(node, 2);
+  const int input = Input(node, 0);
+  pnnx::Operator& op =
+      Emit(fmt::format("nn.ConvTranspose{}d", dims), NodeName(node), {input}, Output(node));
+  op.params["bias"] = BoolParam(has_bias);
+  op.params["dilation"] = IntsParam(ShapeOpsInts(dilations));
+  op.params["groups"] = IntParam(static_cast<int>(group));
+  op.params["in_channels"] = IntParam(static_cast<int>(w[0]));
+  op.params["kernel_size"] = IntsParam(ShapeOpsInts(kernel));
+  op.params["out_channels"] = IntParam(static_cast<int>(w[1] * group));
+  op.params["output_padding"] = IntsParam(extra);
+  op.params["padding"] = IntsParam(padding);
+  op.params["stride"] = IntsParam(ShapeOpsInts(strides));
+  std::vector<int> wshape = ShapeOpsInts(w);
+  op.attrs["weight"] = FloatAttribute(wshape, OnnxTensorFloats(weight));
+  if (has_bias) {
+    op.attrs["bias"] = FloatAttribute({static_cast<int>(w[1] * group)},
+                                      OnnxTensorFloats(RequireConstant(node, 2)));
+  }
+}
+
+// GatherElements(data, indices, axis): torch.gather with the indices known at
+// load time. Indices differ per batch item, so in batch mode the batch must
+// be 1 (else the graph converts again as one item).
+void Converter::ConvertGatherElements(const onnx::NodeProto& node) {
+  const Shape& data = ShapeOf(node, node.input(0));
+  const int dim = EngineAxis(node, AttributeInt(node, "axis", 0), data.size());
+  if (!HasInput(node, 1) || !Constant(node.input(1))) {
+    Fail(node, "the indices (input 1) must be known at load time (a constant)");
+  }
+  const onnx::TensorProto& tensor = RequireConstant(node, 1);
+  Shape shape(tensor.dims().begin(), tensor.dims().end());
+  if (shape.size() != data.size()) {
+    Fail(node, fmt::format("indices of shape {} and data of shape {} differ in rank",
+                           ShapeText(shape), ShapeText(data)));
+  }
+  if (batch_mode_) {
+    if (shape[0] != 1 || data[0] != 1) FailBatch(node, "its indices differ along the batch");
+    shape.erase(shape.begin());
+  }
+  const std::vector<int64_t> indices = ConstantInts(node, 1);
+  if (indices.empty()) Fail(node, "no indices: an empty result is not an engine tensor");
+  pnnx::Operator& op = EmitUnary(node, "torch.gather");
+  op.params["dim"] = IntParam(dim);
+  op.params["index"] = IntsParam(ShapeOpsInts(indices));
+  op.params["index_shape"] = IntsParam(ShapeOpsInts(shape));
+}
+
 }  // namespace kuiper::onnx_import

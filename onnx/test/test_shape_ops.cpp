@@ -296,5 +296,54 @@ TEST(OnnxShapeOps, UnsqueezeAndSqueezeWithAxesAsInput) {
   ExpectNear(Run1(s.model, Range(3)), Range(3), "data unchanged");
 }
 
+TEST(OnnxShapeOps, GatherElementsPicksAlongTheAxisWithNegativeIndices) {
+  OneNodeModel m("GatherElements", 13);
+  onnx::TensorProto indices = Ints("idx", {0, -1, 1, 0});
+  indices.clear_dims();
+  indices.add_dims(2);
+  indices.add_dims(2);
+  m.Input("X", {2, 2}).Constant(indices).Output("Y", {2, 2});
+  SetInt(m.node, "axis", 1);
+  // x = [[0,1],[2,3]]: y[i][j] = x[i][idx[i][j]] = [[0,1],[3,2]]
+  ExpectNear(Run1(m.model, Range(4)), {0, 1, 3, 2}, "torch.gather along dim 1");
+}
+
+// ---- ConvTranspose ----
+
+// X = [[1,2],[3,4]] of (1,1,2,2), W all ones (1,1,2,2); each input element
+// adds itself to the 2x2 block it reaches.
+OneNodeModel ConvTransposeModel(const std::vector<int64_t>& out) {
+  OneNodeModel m("ConvTranspose", 13);
+  m.Input("X", {1, 1, 2, 2})
+      .Constant(FloatTensor("W", {1, 1, 2, 2}, {1, 1, 1, 1}))
+      .Output("Y", out);
+  return m;
+}
+
+TEST(OnnxShapeOps, ConvTransposeScattersEveryInputOverTheKernel) {
+  OneNodeModel m = ConvTransposeModel({1, 1, 3, 3});
+  EXPECT_EQ(OperatorTypes(ConvertOnnx(m.model))[1], "nn.ConvTranspose2d");
+  ExpectNear(Run1(m.model, {1, 2, 3, 4}), {1, 3, 2, 4, 10, 6, 3, 7, 4}, "stride 1");
+}
+
+TEST(OnnxShapeOps, ConvTransposeWithStrideTwoPlacesBlocksApart) {
+  OneNodeModel m = ConvTransposeModel({1, 1, 4, 4});
+  SetInts(m.node, "strides", {2, 2});
+  ExpectNear(Run1(m.model, {1, 2, 3, 4}), {1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4},
+             "stride 2");
+}
+
+TEST(OnnxShapeOps, ConvTransposeAsymmetricPadsCutTheEnd) {
+  OneNodeModel m = ConvTransposeModel({1, 1, 2, 2});
+  SetInts(m.node, "pads", {0, 0, 1, 1});
+  ExpectNear(Run1(m.model, {1, 2, 3, 4}), {1, 3, 4, 10}, "the last row and column cut");
+}
+
+TEST(OnnxShapeOps, ConvTransposeWithAComputedWeightNamesTheNode) {
+  OneNodeModel m("ConvTranspose", 13);
+  m.Input("X", {1, 1, 2, 2}).Input("W", {1, 1, 2, 2}).Output("Y", {1, 1, 3, 3});
+  ExpectErrorNamingNode(m.model, "input 1 must be a constant");
+}
+
 }  // namespace
 }  // namespace kuiper::testing

@@ -10,6 +10,8 @@
 //                               the last two dimensions, zero the rest
 //   torch.index_select (dim, index)  the slices at `index` (an int array
 //                               parameter here, negative from the end) along dim
+//   torch.gather (dim, index, index_shape)  ONNX GatherElements, the index
+//                               fixed at load time (an int array parameter)
 //   Tensor.expand (shape)       NumPy broadcasting to `shape` (with the batch;
 //                               -1 keeps a dimension); an item of lower rank is
 //                               aligned to the right
@@ -150,6 +152,51 @@ class IndexSelectLayer : public RowMajorItemLayer {
   std::vector<int> index_;
 };
 
+// torch.gather along `dim`: out[i] = in[i with index dim replaced by
+// index[i]], the index (row-major, negative from the end) of the output's
+// shape `index_shape` (without the batch), both fixed when loading.
+class GatherLayer : public RowMajorItemLayer {
+ public:
+  GatherLayer(int dim, std::vector<int> index, std::vector<int> index_shape)
+      : RowMajorItemLayer("Gather"),
+        dim_(dim),
+        index_(std::move(index)),
+        index_shape_(std::move(index_shape)) {}
+
+ protected:
+  bool Compute(const std::vector<uint32_t>& shape, const std::vector<float>& in,
+               std::vector<uint32_t>& out_shape, std::vector<float>& out) const override {
+    const int d = ItemDim(dim_, shape.size());
+    if (d < 0 || index_shape_.size() != shape.size()) return false;
+    out_shape.assign(index_shape_.begin(), index_shape_.end());
+    std::vector<uint64_t> stride(shape.size(), 1);
+    for (size_t k = shape.size() - 1; k > 0; --k) stride[k - 1] = stride[k] * shape[k];
+    out.resize(index_.size());
+    std::vector<uint32_t> at(shape.size(), 0);
+    for (size_t e = 0; e < index_.size(); ++e) {
+      int64_t j = index_[e];
+      if (j < 0) j += shape[d];
+      if (j < 0 || j >= int64_t{shape[d]}) return false;
+      uint64_t offset = 0;
+      for (size_t k = 0; k < shape.size(); ++k) {
+        const uint64_t i = static_cast<int>(k) == d ? static_cast<uint64_t>(j) : at[k];
+        if (i >= shape[k]) return false;
+        offset += i * stride[k];
+      }
+      out[e] = in[offset];
+      for (size_t k = shape.size(); k-- > 0;) {
+        if (++at[k] < out_shape[k]) break;
+        at[k] = 0;
+      }
+    }
+    return true;
+  }
+
+ private:
+  int dim_;
+  std::vector<int> index_, index_shape_;
+};
+
 // Expand, repeat and pad: every output element copies one input element (or
 // is the pad value); `Source` gives the input index along one dimension for
 // an output index, or -1 for the pad value.
@@ -286,6 +333,20 @@ std::unique_ptr<Layer> CreateIndexSelect(const RuntimeOperator& op) {
   return std::make_unique<IndexSelectLayer>(dim, index);
 }
 
+std::unique_ptr<Layer> CreateGather(const RuntimeOperator& op) {
+  const int dim = op.param<int>("dim");
+  CheckNotBatch(op, dim);
+  const std::vector<int> index = IntListParam(op, "index", {});
+  const std::vector<int> shape = IntListParam(op, "index_shape", {});
+  int64_t count = 1;
+  for (int s : shape) count *= s;
+  if (index.empty() || count != static_cast<int64_t>(index.size())) {
+    throw LayerError(fmt::format("operator '{}' ({}): needs 'index' values filling 'index_shape'",
+                                 op.name, op.type));
+  }
+  return std::make_unique<GatherLayer>(dim, index, shape);
+}
+
 std::unique_ptr<Layer> CreateIndexMap(const RuntimeOperator& op) {
   if (op.type == "F.pad") {
     const std::string mode = op.has_param("mode") ? op.param<std::string>("mode") : "constant";
@@ -319,6 +380,7 @@ LayerRegistererWrapper kAlongAxisRegistration({"F.log_softmax", "kuiper.Hardmax"
                                               CreateAlongAxis);
 LayerRegistererWrapper kTriangleRegistration({"torch.triu", "torch.tril"}, CreateTriangle);
 LayerRegistererWrapper kIndexSelectRegistration({"torch.index_select"}, CreateIndexSelect);
+LayerRegistererWrapper kGatherRegistration({"torch.gather"}, CreateGather);
 LayerRegistererWrapper kIndexMapRegistration({"Tensor.expand", "Tensor.repeat", "F.pad"},
                                              CreateIndexMap);
 
