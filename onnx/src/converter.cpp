@@ -257,6 +257,7 @@ const std::map<std::string, Converter::NodeConverter>& Converter::Table() {
       {"SpaceToDepth", &Converter::ConvertDepthSpace},
       {"ConvTranspose", &Converter::ConvertConvTranspose},
       {"GatherElements", &Converter::ConvertGatherElements},
+      {"Size", &Converter::ConvertSize},
       {"Constant", nullptr},  // folded: read where it is used
   };
   return table;

@@ -150,6 +150,7 @@ class Converter {
   void ConvertDepthSpace(const onnx::NodeProto& node);
   void ConvertConvTranspose(const onnx::NodeProto& node);
   void ConvertGatherElements(const onnx::NodeProto& node);
+  void ConvertSize(const onnx::NodeProto& node);
   // ---- lowerings (lowering.cpp) ----
   void ConvertMatMul(const onnx::NodeProto& node);
   void ConvertUpsample(const onnx::NodeProto& node);

@@ -465,7 +465,9 @@ void Converter::ConvertConvTranspose(const onnx::NodeProto& node) {
     const int64_t full = strides[d] * (in[d + 2] - 1) + dilations[d] * (kernel[d] - 1) + 1;
     int64_t begin = pads[d];
     if (size_given) {
-      const int64_t total = full + output_padding[d] - out[d + 2];
+      // An output larger than the full scatter is padded at the end (as ONNX
+      // Runtime does: the total padding is never negative).
+      const int64_t total = std::max<int64_t>(0, full + output_padding[d] - out[d + 2]);
       begin = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
     }
     padding.push_back(static_cast<int>(begin));
@@ -517,6 +519,14 @@ void Converter::ConvertGatherElements(const onnx::NodeProto& node) {
   op.params["dim"] = IntParam(dim);
   op.params["index"] = IntsParam(ShapeOpsInts(indices));
   op.params["index_shape"] = IntsParam(ShapeOpsInts(shape));
+}
+
+// Size: the element count, torch.numel of the whole value, which must then
+// be one batch item (a scalar output sends the graph to single-item mode).
+void Converter::ConvertSize(const onnx::NodeProto& node) {
+  if (batch_mode_) FailBatch(node, "counts the elements of the whole batch");
+  const int input = Input(node, 0);
+  Emit("torch.numel", NodeName(node), {input}, OutputAsFloat(node, 0));
 }
 
 }  // namespace kuiper::onnx_import

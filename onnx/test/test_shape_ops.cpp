@@ -308,6 +308,15 @@ TEST(OnnxShapeOps, GatherElementsPicksAlongTheAxisWithNegativeIndices) {
   ExpectNear(Run1(m.model, Range(4)), {0, 1, 3, 2}, "torch.gather along dim 1");
 }
 
+TEST(OnnxShapeOps, SizeCountsTheElementsOfTheWholeValue) {
+  OneNodeModel m("Size", 13);
+  m.Input("X", {2, 3, 4}).Output("Y", {});
+  auto* y = m.model.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type();
+  y->set_elem_type(onnx::TensorProto::INT64);
+  y->mutable_shape();  // a scalar: a shape of no dims
+  ExpectNear(Run1(m.model, Range(24)), {24}, "2 * 3 * 4, batch included");
+}
+
 // ---- ConvTranspose ----
 
 // X = [[1,2],[3,4]] of (1,1,2,2), W all ones (1,1,2,2); each input element
@@ -337,6 +346,13 @@ TEST(OnnxShapeOps, ConvTransposeAsymmetricPadsCutTheEnd) {
   OneNodeModel m = ConvTransposeModel({1, 1, 2, 2});
   SetInts(m.node, "pads", {0, 0, 1, 1});
   ExpectNear(Run1(m.model, {1, 2, 3, 4}), {1, 3, 4, 10}, "the last row and column cut");
+}
+
+TEST(OnnxShapeOps, ConvTransposeOutputShapeBeyondTheScatterPadsTheEnd) {
+  OneNodeModel m = ConvTransposeModel({1, 1, 4, 4});
+  SetInts(m.node, "output_shape", {4, 4});
+  ExpectNear(Run1(m.model, {1, 2, 3, 4}), {1, 3, 2, 0, 4, 10, 6, 0, 3, 7, 4, 0, 0, 0, 0, 0},
+             "the 3x3 scatter, then zeros (ONNX Runtime's rule)");
 }
 
 TEST(OnnxShapeOps, ConvTransposeWithAComputedWeightNamesTheNode) {

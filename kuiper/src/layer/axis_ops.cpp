@@ -12,6 +12,7 @@
 //                               parameter here, negative from the end) along dim
 //   torch.gather (dim, index, index_shape)  ONNX GatherElements, the index
 //                               fixed at load time (an int array parameter)
+//   torch.numel                 the element count of the item (ONNX Size)
 //   Tensor.expand (shape)       NumPy broadcasting to `shape` (with the batch;
 //                               -1 keeps a dimension); an item of lower rank is
 //                               aligned to the right
@@ -195,6 +196,20 @@ class GatherLayer : public RowMajorItemLayer {
  private:
   int dim_;
   std::vector<int> index_, index_shape_;
+};
+
+// torch.numel: the element count of each item, as one float.
+class NumelLayer : public RowMajorItemLayer {
+ public:
+  NumelLayer() : RowMajorItemLayer("Numel") {}
+
+ protected:
+  bool Compute(const std::vector<uint32_t>&, const std::vector<float>& in,
+               std::vector<uint32_t>& out_shape, std::vector<float>& out) const override {
+    out_shape = {1};
+    out = {static_cast<float>(in.size())};
+    return true;
+  }
 };
 
 // Expand, repeat and pad: every output element copies one input element (or
@@ -381,6 +396,9 @@ LayerRegistererWrapper kAlongAxisRegistration({"F.log_softmax", "kuiper.Hardmax"
 LayerRegistererWrapper kTriangleRegistration({"torch.triu", "torch.tril"}, CreateTriangle);
 LayerRegistererWrapper kIndexSelectRegistration({"torch.index_select"}, CreateIndexSelect);
 LayerRegistererWrapper kGatherRegistration({"torch.gather"}, CreateGather);
+LayerRegistererWrapper kNumelRegistration({"torch.numel"}, [](const RuntimeOperator&) {
+  return std::unique_ptr<Layer>(std::make_unique<NumelLayer>());
+});
 LayerRegistererWrapper kIndexMapRegistration({"Tensor.expand", "Tensor.repeat", "F.pad"},
                                              CreateIndexMap);
 
