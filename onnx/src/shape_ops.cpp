@@ -82,7 +82,7 @@ pnnx::Operator& Converter::EmitReshapeTo(const std::string& name, int input, con
 // an attribute, or (ReduceSum from opset 13, the others from 18) the
 // optional input 1; none means every axis, unless noop_with_empty_axes.
 // ReduceMean over H and W of N x C x H x W stays global average pooling (the
-// fast path of ResNet-style heads).
+// fast path of ResNet-style heads; in batch mode, where the items are C x H x W).
 void Converter::ConvertReduce(const onnx::NodeProto& node) {
   const std::string& type = node.op_type();
   const Shape& in = ShapeOf(node, node.input(0));
@@ -107,7 +107,7 @@ void Converter::ConvertReduce(const onnx::NodeProto& node) {
     sorted.push_back(axis < 0 ? axis + static_cast<int64_t>(rank) : axis);
   }
   std::sort(sorted.begin(), sorted.end());
-  if (type == "ReduceMean" && rank == 4 && sorted == std::vector<int64_t>{2, 3}) {
+  if (type == "ReduceMean" && batch_mode_ && rank == 4 && sorted == std::vector<int64_t>{2, 3}) {
     ConvertGlobalMean(node, keepdims);
     return;
   }
