@@ -297,6 +297,14 @@ void Converter::PrepareConvPoolInference(onnx::GraphProto& graph) const {
   }
   for (onnx::NodeProto& node : *graph.mutable_node()) {
     const std::string& type = node.op_type();
+    // DepthToSpace/SpaceToDepth inference divides by blocksize and by its
+    // square (SIGFPE for 0, or for 2^32 whose square wraps to 0).
+    if (type == "DepthToSpace" || type == "SpaceToDepth") {
+      const int64_t b = AttributeInt(node, "blocksize", 0);
+      if (b < 1 || b > std::numeric_limits<int32_t>::max()) {
+        Fail(node, fmt::format("blocksize {} is out of range (1 to 2^31-1)", b));
+      }
+    }
     if (type != "Conv" && type != "MaxPool" && type != "AveragePool") continue;
     for (const std::string name : {"kernel_shape", "strides", "dilations", "pads"}) {
       const int64_t least = name == "pads" ? 0 : 1;

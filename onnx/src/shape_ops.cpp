@@ -392,7 +392,11 @@ void Converter::ConvertDepthSpace(const onnx::NodeProto& node) {
   const Shape& in = ShapeOf(node, node.input(0));
   if (in.size() != 4) Fail(node, "only 4-D (N,C,H,W) input");
   const int64_t b = AttributeInt(node, "blocksize", 0);
-  if (b < 1) Fail(node, "blocksize must be at least 1");
+  // Bounded by the dims first, so that b * b cannot overflow.
+  if (b < 1 || b > std::max({in[1], in[2], in[3]})) {
+    Fail(node,
+         fmt::format("blocksize {} must be at least 1 and fit the input {}", b, ShapeText(in)));
+  }
   const int64_t n = in[0], c = in[1], h = in[2], w = in[3];
   Shape six;
   std::vector<int64_t> perm;

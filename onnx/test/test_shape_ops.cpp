@@ -2,6 +2,7 @@
 // form against values worked out by hand from row-major 0, 1, 2, ... or an
 // independent naive loop, with negative axes, keepdims=0, axis 0 (then the
 // graph runs as one batch item, docs/onnx.md §2) and a bad input each.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -285,6 +286,20 @@ TEST(OnnxShapeOps, DepthToSpaceAndSpaceToDepthAsOnnxDefinesThem) {
     SetInt(m.node, "blocksize", 2);
     ExpectNear(Run1(m.model, Range(4)), Range(4), "SpaceToDepth");
   }
+}
+
+TEST(OnnxShapeOps, DepthToSpaceWithABadBlocksizeNamesTheNodeBeforeShapeInference) {
+  // ONNX 1.12's inference divides by blocksize^2: 2^40 wraps it to 0 (SIGFPE).
+  for (const int64_t b : {int64_t{0}, int64_t{1} << 40}) {
+    OneNodeModel m("DepthToSpace", 13);
+    m.Input("X", {1, 8, 1, 1}).Output("Y", {1, 2, 2, 2});
+    SetInt(m.node, "blocksize", b);
+    ExpectErrorNamingNode(m.model, fmt::format("blocksize {} is out of range", b));
+  }
+  OneNodeModel m("SpaceToDepth", 13);
+  m.Input("X", {1, 1, 2, 2}).Output("Y", {1, 4, 1, 1});
+  SetInt(m.node, "blocksize", 0);
+  ExpectErrorNamingNode(m.model, "blocksize 0 is out of range");
 }
 
 TEST(OnnxShapeOps, UnsqueezeAndSqueezeWithAxesAsInput) {
