@@ -14,6 +14,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <limits>
 #include <numeric>
 
 #include "converter.hpp"
@@ -281,8 +283,13 @@ void Converter::ConvertTile(const onnx::NodeProto& node) {
     Fail(node,
          fmt::format("repeats has {} values for an input of rank {}", repeats.size(), in.size()));
   }
-  for (int64_t r : repeats) {
-    if (r < 1) Fail(node, fmt::format("repeats ({}) must be at least 1", fmt::join(repeats, ",")));
+  for (size_t d = 0; d < repeats.size(); ++d) {
+    if (repeats[d] < 1 ||
+        repeats[d] > std::numeric_limits<int32_t>::max() / std::max<int64_t>(in[d], 1)) {
+      Fail(node, fmt::format("repeats ({}) must be at least 1 and keep every dimension of {} "
+                             "below 2^31",
+                             fmt::join(repeats, ","), ShapeText(in)));
+    }
   }
   std::vector<int> sizes = {1};
   for (size_t d = 0; d < repeats.size(); ++d) {
@@ -338,6 +345,15 @@ void Converter::ConvertPad(const onnx::NodeProto& node) {
     if (axis < 0) axis += static_cast<int64_t>(rank);
     begin[axis] = pads[j];
     end[axis] = pads[j + axes.size()];
+  }
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t size = in[d] + begin[d] + end[d];
+    if (std::abs(begin[d]) > std::numeric_limits<int32_t>::max() ||
+        std::abs(end[d]) > std::numeric_limits<int32_t>::max() || size < 1 ||
+        size > std::numeric_limits<int32_t>::max()) {
+      Fail(node, fmt::format("pads ({}) give axis {} of {} the size {}: not 1 to 2^31-1",
+                             fmt::join(pads, ","), d, ShapeText(in), size));
+    }
   }
   if (begin[0] != 0 || end[0] != 0) {
     if (batch_mode_) FailBatch(node, "pads dimension 0, the engine's batch");

@@ -260,6 +260,14 @@ TEST(OnnxShapeOps, NegativePadsCrop) {
   ExpectNear(Run1(m.model, Range(6)), {1, 2, 0, 4, 5, 0}, "first column cropped, one zero added");
 }
 
+TEST(OnnxShapeOps, PadsBeyondTheEngineOrCroppingEverythingNameTheNode) {
+  for (const int64_t pad : {int64_t{1} << 40, int64_t{-3}}) {
+    OneNodeModel m("Pad", 13);
+    m.Input("X", {1, 3}).Constant(Ints("pads", {0, 0, 0, pad})).Output("Y", {1, 3});
+    ExpectErrorNamingNode(m.model, "not 1 to 2^31-1");
+  }
+}
+
 TEST(OnnxShapeOps, DepthToSpaceAndSpaceToDepthAsOnnxDefinesThem) {
   // x = 0..7 of (1,8,1,1); blocksize 2. DCR: output (c,h,w) = x[(h*2+w)*2 + c];
   // CRD: x[c*4 + h*2 + w].
