@@ -256,19 +256,47 @@ const std::map<std::string, Converter::NodeConverter>& Converter::Table() {
       {"MaxPool", &Converter::ConvertPool},
       {"AveragePool", &Converter::ConvertPool},
       {"GlobalAveragePool", &Converter::ConvertGlobalAveragePool},
-      {"ReduceMean", &Converter::ConvertReduceMean},
       {"Slice", &Converter::ConvertSlice},
       {"Flatten", &Converter::ConvertReshape},
       {"Reshape", &Converter::ConvertReshape},
       {"Concat", &Converter::ConvertConcat},
       {"Split", &Converter::ConvertSplit},
-      {"Softmax", &Converter::ConvertSoftmax},
       {"Transpose", &Converter::ConvertTranspose},
       {"Gemm", &Converter::ConvertGemm},
       {"BatchNormalization", &Converter::ConvertBatchNormalization},
       {"MatMul", &Converter::ConvertMatMul},
       {"Upsample", &Converter::ConvertUpsample},
       {"Resize", &Converter::ConvertResize},
+      // reductions, axis and shape operators (shape_ops.cpp)
+      {"ReduceMean", &Converter::ConvertReduce},
+      {"ReduceSum", &Converter::ConvertReduce},
+      {"ReduceMax", &Converter::ConvertReduce},
+      {"ReduceMin", &Converter::ConvertReduce},
+      {"ReduceProd", &Converter::ConvertReduce},
+      {"ReduceL1", &Converter::ConvertReduce},
+      {"ReduceL2", &Converter::ConvertReduce},
+      {"ReduceLogSum", &Converter::ConvertReduce},
+      {"ReduceLogSumExp", &Converter::ConvertReduce},
+      {"ReduceSumSquare", &Converter::ConvertReduce},
+      {"GlobalMaxPool", &Converter::ConvertGlobalMaxPool},
+      {"ArgMax", &Converter::ConvertArgExtreme},
+      {"ArgMin", &Converter::ConvertArgExtreme},
+      {"Softmax", &Converter::ConvertSoftmaxLike},
+      {"LogSoftmax", &Converter::ConvertSoftmaxLike},
+      {"Hardmax", &Converter::ConvertSoftmaxLike},
+      {"Squeeze", &Converter::ConvertReshape},
+      {"Unsqueeze", &Converter::ConvertReshape},
+      {"Gather", &Converter::ConvertGather},
+      {"Expand", &Converter::ConvertExpand},
+      {"Tile", &Converter::ConvertTile},
+      {"Pad", &Converter::ConvertPad},
+      {"Trilu", &Converter::ConvertTrilu},
+      {"CumSum", &Converter::ConvertCumSum},
+      {"DepthToSpace", &Converter::ConvertDepthSpace},
+      {"SpaceToDepth", &Converter::ConvertDepthSpace},
+      {"ConvTranspose", &Converter::ConvertConvTranspose},
+      {"GatherElements", &Converter::ConvertGatherElements},
+      {"Size", &Converter::ConvertSize},
       {"Constant", nullptr},  // folded: read where it is used
       // ---- element-wise nodes (elementwise_ops.cpp) ----
       {"Div", &Converter::ConvertElementwise},
@@ -358,6 +386,14 @@ void Converter::PrepareConvPoolInference(onnx::GraphProto& graph) const {
   }
   for (onnx::NodeProto& node : *graph.mutable_node()) {
     const std::string& type = node.op_type();
+    // DepthToSpace/SpaceToDepth inference divides by blocksize and by its
+    // square (SIGFPE for 0, or for 2^32 whose square wraps to 0).
+    if (type == "DepthToSpace" || type == "SpaceToDepth") {
+      const int64_t b = AttributeInt(node, "blocksize", 0);
+      if (b < 1 || b > std::numeric_limits<int32_t>::max()) {
+        Fail(node, fmt::format("blocksize {} is out of range (1 to 2^31-1)", b));
+      }
+    }
     if (type != "Conv" && type != "MaxPool" && type != "AveragePool") continue;
     for (const std::string name : {"kernel_shape", "strides", "dilations", "pads"}) {
       const int64_t least = name == "pads" ? 0 : 1;
@@ -1257,43 +1293,6 @@ void Converter::ConvertGlobalAveragePool(const onnx::NodeProto& node) {
   EmitUnary(node, "nn.AdaptiveAvgPool2d").params["output_size"] = IntsParam({1, 1});
 }
 
-// ReduceMean over H and W of an N x C x H x W input (`x.mean([2, 3])`, with
-// or without keepdim) is global average pooling: nn.AdaptiveAvgPool2d to
-// (1,1), then, without keepdims, Tensor.reshape to (N, C). The axes are an
-// attribute before opset 18 and the constant input 1 from opset 18 on. Other
-// axes need N-D reductions the engine does not have yet.
-void Converter::ConvertReduceMean(const onnx::NodeProto& node) {
-  const Shape& in = ShapeOf(node, node.input(0));
-  std::vector<int64_t> axes = AttributeInts(node, "axes", {});
-  if (opset_ >= 18 && HasInput(node, 1)) axes = OnnxTensorInts(RequireConstant(node, 1));
-  for (int64_t& axis : axes) {
-    const int64_t rank = static_cast<int64_t>(in.size());
-    if (axis < -rank || axis >= rank) {
-      Fail(node, fmt::format("axis {} is out of range for rank {}", axis, rank));
-    }
-    if (axis < 0) axis += rank;
-  }
-  std::sort(axes.begin(), axes.end());
-  if (in.size() != 4 || axes != std::vector<int64_t>{2, 3}) {
-    Fail(node, fmt::format("only the mean over H and W (axes 2,3) of a 4-D (N,C,H,W) input is "
-                           "supported; input {}, axes ({})",
-                           ShapeText(in), fmt::join(axes, ",")));
-  }
-  const bool keepdims = AttributeInt(node, "keepdims", 1) != 0;
-  if (keepdims) {
-    EmitUnary(node, "nn.AdaptiveAvgPool2d").params["output_size"] = IntsParam({1, 1});
-    return;
-  }
-  const int input = Input(node, 0);
-  const int pooled = NewOperand(node.output(0) + "_pooled", EngineShape({in[0], in[1], 1, 1}));
-  Emit("nn.AdaptiveAvgPool2d", NodeName(node) + "_pool", {input}, pooled).params["output_size"] =
-      IntsParam({1, 1});
-  std::vector<int> target = EngineShape(ShapeOf(node, node.output(0)));
-  target[0] = -1;
-  Emit("Tensor.reshape", NodeName(node), {pooled}, Output(node)).params["shape"] =
-      IntsParam(target);
-}
-
 // Flatten and Reshape: the target is the inferred output shape, so ONNX's 0
 // and -1 entries are already resolved. Row-major data does not move, so in
 // batch mode, where every value starts with the batch, each item reshapes alone.
@@ -1363,26 +1362,6 @@ void Converter::ConvertSplit(const onnx::NodeProto& node) {
   }
   op.params["dim"] = IntParam(dim);
   op.params["split_size_or_sections"] = IntsParam(sizes);
-}
-
-void Converter::ConvertSoftmax(const onnx::NodeProto& node) {
-  const Shape& shape = ShapeOf(node, node.input(0));
-  const int64_t rank = static_cast<int64_t>(shape.size());
-  int64_t axis = AttributeInt(node, "axis", opset_ >= 13 ? -1 : 1);
-  if (axis < 0) axis += rank;
-  // Before opset 13 Softmax normalises over all dimensions from `axis` on;
-  // that is one axis only when the ones after it have size 1.
-  if (opset_ < 13) {
-    for (int64_t d = axis + 1; d < rank; ++d) {
-      if (shape[d] != 1) {
-        Fail(node, fmt::format("opset {} Softmax over dimensions {}.. of {} (several axes) is "
-                               "not supported",
-                               opset_, axis, ShapeText(shape)));
-      }
-    }
-  }
-  const int dim = EngineAxis(node, axis, shape.size());
-  EmitUnary(node, "nn.Softmax").params["dim"] = IntParam(dim);
 }
 
 void Converter::ConvertTranspose(const onnx::NodeProto& node) {

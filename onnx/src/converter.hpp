@@ -139,12 +139,10 @@ class Converter {
   // MaxPool and AveragePool (any auto_pad, asymmetric pads, 1-D or 2-D).
   void ConvertPool(const onnx::NodeProto& node);
   void ConvertGlobalAveragePool(const onnx::NodeProto& node);
-  void ConvertReduceMean(const onnx::NodeProto& node);
   void ConvertSlice(const onnx::NodeProto& node);
   void ConvertReshape(const onnx::NodeProto& node);
   void ConvertConcat(const onnx::NodeProto& node);
   void ConvertSplit(const onnx::NodeProto& node);
-  void ConvertSoftmax(const onnx::NodeProto& node);
   void ConvertTranspose(const onnx::NodeProto& node);
   void ConvertGemm(const onnx::NodeProto& node);
   void ConvertBatchNormalization(const onnx::NodeProto& node);
@@ -165,6 +163,31 @@ class Converter {
   int ElementwiseOutput(const onnx::NodeProto& node, int output);
   // The elem type of a value (onnx::TensorProto::DataType), FLOAT when unknown.
   int ElemType(const std::string& value) const;
+  // ---- reductions, axis and shape operators (shape_ops.cpp) ----
+  // Output `output` of `node` as a float operand whatever its ONNX type (an
+  // index, a count): the engine's integers travel as floats.
+  int OutputAsFloat(const onnx::NodeProto& node, int output);
+  // The integer values of constant input `input` (int64, int32, or float).
+  std::vector<int64_t> ConstantInts(const onnx::NodeProto& node, int input) const;
+  std::vector<int> EngineAxes(const onnx::NodeProto& node, const std::vector<int64_t>& axes,
+                              size_t rank) const;
+  pnnx::Operator& EmitReshapeTo(const std::string& name, int input, const Shape& shape,
+                                int output);
+  void ConvertReduce(const onnx::NodeProto& node);
+  void ConvertGlobalMean(const onnx::NodeProto& node, bool keepdims);
+  void ConvertGlobalMaxPool(const onnx::NodeProto& node);
+  void ConvertArgExtreme(const onnx::NodeProto& node);
+  void ConvertSoftmaxLike(const onnx::NodeProto& node);
+  void ConvertGather(const onnx::NodeProto& node);
+  void ConvertExpand(const onnx::NodeProto& node);
+  void ConvertTile(const onnx::NodeProto& node);
+  void ConvertPad(const onnx::NodeProto& node);
+  void ConvertTrilu(const onnx::NodeProto& node);
+  void ConvertCumSum(const onnx::NodeProto& node);
+  void ConvertDepthSpace(const onnx::NodeProto& node);
+  void ConvertConvTranspose(const onnx::NodeProto& node);
+  void ConvertGatherElements(const onnx::NodeProto& node);
+  void ConvertSize(const onnx::NodeProto& node);
   // ---- lowerings (lowering.cpp) ----
   void ConvertMatMul(const onnx::NodeProto& node);
   void ConvertUpsample(const onnx::NodeProto& node);

@@ -156,9 +156,11 @@ TEST(OnnxReduceMean, NegativeAxesWithKeepdims) {
   EXPECT_EQ(MaxAbsDiff(RunGraph(ConvertOnnx(m.model), {Twelve()}), {2.5f, 8.5f}), 0.f);
 }
 
-TEST(OnnxReduceMean, OverChannelsIsRefusedNamingTheNode) {
+TEST(OnnxReduceMean, OverChannelsIsAnOrdinaryReduction) {
+  // Not global pooling: torch.mean over dim 1 (shape_ops.cpp), no longer refused.
   OneNodeModel m = ReduceMean({1}, 1, {1, 1, 2, 3});
-  ExpectErrorNamingNode(m.model, "only the mean over H and W (axes 2,3)");
+  EXPECT_EQ(OperatorTypes(ConvertOnnx(m.model)),
+            (std::vector<std::string>{"pnnx.Input", "torch.mean", "pnnx.Output"}));
 }
 
 TEST(OnnxReduceMean, AxisOutOfRangeIsRefusedNamingTheNode) {

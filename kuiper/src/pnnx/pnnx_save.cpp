@@ -58,13 +58,13 @@ void CheckName(const std::string& name, const std::string& what) {
   }
 }
 
-struct ZipDiscard {
+struct SaveZipDiscard {
   void operator()(zip_t* zip) const { zip_discard(zip); }
 };
 
 void SaveBin(const Graph& graph, const std::string& bin_path) {
   int code = 0;
-  std::unique_ptr<zip_t, ZipDiscard> zip(
+  std::unique_ptr<zip_t, SaveZipDiscard> zip(
       zip_open(bin_path.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &code));
   if (!zip) throw Error(fmt::format("{}: cannot create the PNNX bin file", bin_path));
   for (const Operator& op : graph.operators) {
