@@ -718,7 +718,13 @@ pnnx::Graph Converter::Convert(bool batch_mode, int64_t batch) {
                       "carries integer and bool types as float32, not this one",
                       info.name(), elem_types_[info.name()]));
     }
-    const int operand = NewOperand(info.name(), EngineShape(shapes_.at(info.name())));
+    const Shape& shape = shapes_.at(info.name());
+    if (std::find(shape.begin(), shape.end(), 0) != shape.end()) {
+      throw ConversionError(fmt::format(
+          "graph input '{}' of shape {} holds no values; engine tensors are never empty",
+          info.name(), ShapeText(shape)));
+    }
+    const int operand = NewOperand(info.name(), EngineShape(shape));
     operand_of_[info.name()] = operand;
     DeclareUnbatched(operand, shapes_.at(info.name()));
     Emit("pnnx.Input", fmt::format("pnnx_input_{}", input_index++), {}, operand);

@@ -56,7 +56,7 @@ int ErrorPosition(const std::string& statement) {
 }
 
 TEST(ExpressionUnary, UnknownWordIsAParseError) {
-  EXPECT_EQ(ErrorPosition("add(@0,tan(@1))"), 7);
+  EXPECT_EQ(ErrorPosition("add(@0,cot(@1))"), 7);
   EXPECT_EQ(ErrorPosition("ad(@0,@1)"), 0);
 }
 
