@@ -140,9 +140,8 @@ template std::vector<int64_t> TensorValues(const onnx::TensorProto&);
 template std::vector<int32_t> TensorValues(const onnx::TensorProto&);
 template std::vector<double> TensorValues(const onnx::TensorProto&);
 
-bool CarriedAsFloat(int elem_type) {
+bool ElemIsInteger(int elem_type) {
   switch (elem_type) {
-    case onnx::TensorProto::FLOAT:
     case onnx::TensorProto::INT8:
     case onnx::TensorProto::INT16:
     case onnx::TensorProto::INT32:
@@ -151,11 +150,15 @@ bool CarriedAsFloat(int elem_type) {
     case onnx::TensorProto::UINT16:
     case onnx::TensorProto::UINT32:
     case onnx::TensorProto::UINT64:
-    case onnx::TensorProto::BOOL:
       return true;
     default:
       return false;
   }
+}
+
+bool CarriedAsFloat(int elem_type) {
+  return elem_type == onnx::TensorProto::FLOAT || elem_type == onnx::TensorProto::BOOL ||
+         ElemIsInteger(elem_type);
 }
 
 std::vector<float> ConstantAsFloats(const onnx::TensorProto& tensor) {

@@ -39,6 +39,8 @@ class NeedsConstantError : public ConversionError {
   std::string value_;
 };
 
+// The ONNX integer element types (signed and unsigned, 8 to 64 bits).
+bool ElemIsInteger(int elem_type);
 // The ONNX element types the engine carries as float32: float itself, and
 // the integer and bool types, whose values are exact in float32 up to 2^24.
 bool CarriedAsFloat(int elem_type);

@@ -23,22 +23,6 @@ namespace kuiper::onnx_import {
 
 namespace {
 
-bool ElemIsInteger(int type) {
-  switch (type) {
-    case onnx::TensorProto::INT8:
-    case onnx::TensorProto::INT16:
-    case onnx::TensorProto::INT32:
-    case onnx::TensorProto::INT64:
-    case onnx::TensorProto::UINT8:
-    case onnx::TensorProto::UINT16:
-    case onnx::TensorProto::UINT32:
-    case onnx::TensorProto::UINT64:
-      return true;
-    default:
-      return false;
-  }
-}
-
 bool ElemIsUnsigned(int type) {
   return type == onnx::TensorProto::UINT8 || type == onnx::TensorProto::UINT16 ||
          type == onnx::TensorProto::UINT32 || type == onnx::TensorProto::UINT64;

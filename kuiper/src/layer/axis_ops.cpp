@@ -250,6 +250,7 @@ class IndexMapLayer : public RowMajorItemLayer {
       if (sizes_.size() < 2 || sizes_.size() - 1 < shape.size()) return false;
       const size_t rank = sizes_.size() - 1;
       in_shape.insert(in_shape.begin(), rank - shape.size(), 1);  // aligned to the right
+      before.assign(rank, 0);  // one per output dimension (found by ASan: it had the input's rank)
       out_shape.assign(rank, 0);
       for (size_t d = 0; d < rank; ++d) {
         const int s = sizes_[d + 1];
