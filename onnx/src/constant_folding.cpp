@@ -340,7 +340,8 @@ void Converter::FoldConstants() {
     const bool all_constant =
         node.input_size() > 0 && std::all_of(node.input().begin(), node.input().end(),
                                              [&](const std::string& in) { return Constant(in); });
-    if (all_constant && node.op_type() == "Expand" && !shapes_.count(output)) {
+    if (all_constant && node.op_type() == "Expand" && node.input_size() == 2 &&
+        !shapes_.count(output)) {
       // Its target shape was folded just now, after shape inference ran.
       // ONNX Expand broadcasts the input and the target shape both ways.
       if (const auto shape = Broadcast(DimsOf(*Constant(node.input(0))),
