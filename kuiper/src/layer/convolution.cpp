@@ -45,7 +45,7 @@ ConvolutionLayer::ConvolutionLayer(std::string name, const ConvParams& params,
   // column: the right-hand side of columns * kernels, as it is.
   for (uint32_t g = 0; g < p.groups; ++g) {
     const float* block = weight.data() + g * out_per_group * kernel_size;
-    kernels_.emplace_back(block, kernel_size, out_per_group);
+    kernels_.emplace_back(arma::fmat(block, kernel_size, out_per_group), params_);
   }
 }
 

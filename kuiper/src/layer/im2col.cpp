@@ -7,8 +7,10 @@
 #include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <exception>
 #include <memory>
+#include <string_view>
 
 #include "kuiper/error.hpp"
 #include "kuiper/layers/convolution.hpp"
@@ -164,6 +166,34 @@ void MultiplyInto(const Im2ColMatrix& a, const arma::fmat& b, float* product,
     Gemm(buffer, rows, rows, b, 0, b.n_cols, product + first, m, epilogue);
   }
   if (error) std::rethrow_exception(error);
+}
+
+namespace {
+bool winograd_allowed = [] {
+  const char* off = std::getenv("KUIPER_NO_WINOGRAD");
+  return off == nullptr || std::string_view(off) == "0";
+}();
+}  // namespace
+
+bool WinogradAllowed() { return winograd_allowed; }
+void SetWinogradAllowed(bool allowed) { winograd_allowed = allowed; }
+
+GroupKernels::GroupKernels(arma::fmat matrix, const ConvParams& p) {
+  const uint32_t in_per_group = p.in_channels / p.groups, out_per_group = p.out_channels / p.groups;
+  if (WinogradAllowed() && p.kernel_h == 3 && p.kernel_w == 3 && p.stride_h == 1 &&
+      p.stride_w == 1 && p.dilation_h == 1 && p.dilation_w == 1 && in_per_group >= 16 &&
+      out_per_group >= 16 && uint64_t{in_per_group} * out_per_group <= 256 * 256 &&
+      matrix.n_rows == 9 * in_per_group) {
+    winograd_ = std::make_shared<const WinogradKernels>(matrix);
+  } else {
+    matrix_ = std::move(matrix);
+  }
+}
+
+void MultiplyInto(const Im2ColMatrix& a, const GroupKernels& b, float* product,
+                  const Epilogue& epilogue) {
+  if (b.winograd()) return WinogradMultiplyInto(a, b.winograd_kernels(), product, epilogue);
+  MultiplyInto(a, b.matrix(), product, epilogue);
 }
 
 }  // namespace kuiper

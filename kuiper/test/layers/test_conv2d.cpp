@@ -62,6 +62,33 @@ TEST(Conv2d, BatchOfThreeMatchesItemByItem) {
   }
 }
 
+// A 3x3 stride-1 layer with 16 and 24 channels per group takes the core's
+// Winograd route (GroupKernels); with SetWinogradAllowed(false) before it is
+// made, im2col + GEMM. Both through ComputeGroups, batch 3 (items in
+// parallel), odd sizes, bias and a fused ReLU: the same outputs up to float32
+// rounding (2e-6 of the largest value; see kuiper/test/test_winograd.cpp).
+TEST(Conv2d, WinogradRouteGivesTheIm2ColRoutesOutput) {
+  ConvParams p;
+  p.in_channels = 32, p.out_channels = 48, p.groups = 2;
+  p.kernel_h = p.kernel_w = 3;
+  p.padding_h = p.padding_w = 1;
+  std::vector<float> weight(48 * 16 * 9), bias(48);
+  for (size_t i = 0; i < weight.size(); ++i) weight[i] = float((i * 37) % 23) / 23 - 0.5f;
+  for (size_t o = 0; o < bias.size(); ++o) bias[o] = 0.1f * (float(o) - 24);
+  ConvolutionLayer winograd("winograd", p, weight, bias);
+  SetWinogradAllowed(false);
+  ConvolutionLayer im2col("im2col", p, weight, bias);
+  SetWinogradAllowed(true);
+  ASSERT_TRUE(winograd.FuseActivation(Activation::kRelu));
+  ASSERT_TRUE(im2col.FuseActivation(Activation::kRelu));
+  std::vector<sftensor> inputs = Batch(3, 32, 13, 10), got(3), want(3);
+  ASSERT_EQ(winograd.Forward(inputs, got), InferStatus::kInferSuccess);
+  ASSERT_EQ(im2col.Forward(inputs, want), InferStatus::kInferSuccess);
+  float scale = 1;
+  for (const sftensor& t : want) scale = std::max(scale, arma::abs(t->data()).max());
+  EXPECT_LE(MaxAbsDiff(got, want), 2e-6f * scale);
+}
+
 TEST(Conv2d, SingleIntParametersMeanSquare) {
   RuntimeOperator op = GroupedConv();
   op.params["kernel_size"] = 3;

@@ -79,6 +79,14 @@ class Im2ColMatrix {
   // (FillBlock one column at a time), or copied from the input when InPlace().
   arma::fmat ToMatrix() const;
 
+  // What the matrix describes (the Winograd route reads the input itself).
+  const ftensor& input() const { return input_; }
+  uint32_t first_channel() const { return first_channel_; }
+  uint32_t channels() const { return channels_; }
+  const ConvParams& params() const { return params_; }
+  uint32_t out_h() const { return out_h_; }
+  uint32_t out_w() const { return out_w_; }
+
  private:
   const ftensor& input_;
   uint32_t first_channel_, channels_;
@@ -124,6 +132,66 @@ void MultiplyInto(const arma::fmat& a, const arma::fmat& b, float* product,
 void MultiplyInto(const Im2ColMatrix& a, const arma::fmat& b, float* product,
                   const Epilogue& epilogue = {});
 
+// A group's 3x3 kernels transformed for Winograd's F(2x2, 3x3) (winograd.cpp;
+// lab course6's stretch task computes the same tile by tile): for each of the
+// 16 elements e = (i, j) of G g G^T, a C_in x C_out column-major matrix U_e.
+// `kernels` is laid out like a group's GEMM matrix: (9 C_in) x C_out, kernel o
+// in column o, taps in im2col's column order.
+class WinogradKernels {
+ public:
+  explicit WinogradKernels(const arma::fmat& kernels);
+  uint64_t in_channels() const { return in_channels_; }
+  uint64_t out_channels() const { return out_channels_; }
+  const float* data() const { return u_.data(); }  // U_0, U_1, ... U_15
+
+ private:
+  uint64_t in_channels_, out_channels_;
+  std::vector<float> u_;
+};
+
+// The product `a * kernels` that MultiplyInto computes, for a 3x3, stride-1,
+// undilated im2col matrix, by Winograd's F(2x2, 3x3): the input is never
+// unfolded (so FillBlock is not called); 16 GEMMs with 4/9 of im2col's
+// multiply-adds and two transforms of additions only. Same layout, same
+// epilogue; results differ from im2col's only by rounding. Throws ShapeError
+// for another geometry.
+void WinogradMultiplyInto(const Im2ColMatrix& a, const WinogradKernels& kernels, float* product,
+                          const Epilogue& epilogue = {});
+
+// Whether layers made from now on may take the Winograd route: yes, unless
+// the environment variable KUIPER_NO_WINOGRAD is set (to anything but 0) or
+// SetWinogradAllowed(false) was called; then every layer takes im2col + GEMM
+// (for comparisons: `KUIPER_NO_WINOGRAD=1 kuiper bench ...`).
+bool WinogradAllowed();
+void SetWinogradAllowed(bool allowed);
+
+// A group's kernels in the one form the core multiplies them by, chosen when
+// the layer is made (one form only: the model's weights are most of its
+// memory): Winograd's transformed kernels for a 3x3, stride-1, undilated
+// kernel with 16 to 256 input and output channels per group, else the GEMM
+// matrix of the im2col route. Measured with bench_conv (one thread, ms per
+// layer, im2col -> Winograd): ResNet18's 64->64 at 56x56 2.0 -> 1.2,
+// 128->128 at 28x28 1.7 -> 1.1, 256->256 at 14x14 1.7 -> 1.3, but 512->512 at
+// 7x7 2.2 -> 3.0: its 16 tiles make GEMMs too thin to pay for reading the
+// transformed kernels, 16/9 of the weights (16 MB). Fewer than 16 channels:
+// the transforms cost more than the GEMMs save.
+class GroupKernels {
+ public:
+  // `matrix`: (C_in/G * kh * kw) x (C_out/G), as WinogradKernels takes it.
+  GroupKernels(arma::fmat matrix, const ConvParams& params);
+  bool winograd() const { return winograd_ != nullptr; }
+  const WinogradKernels& winograd_kernels() const { return *winograd_; }
+  const arma::fmat& matrix() const { return matrix_; }  // empty on the Winograd route
+
+ private:
+  arma::fmat matrix_;
+  std::shared_ptr<const WinogradKernels> winograd_;
+};
+
+// MultiplyInto with a group's kernels, by the route they were made for.
+void MultiplyInto(const Im2ColMatrix& a, const GroupKernels& b, float* product,
+                  const Epilogue& epilogue = {});
+
 class ConvolutionLayer : public Layer {
  public:
   // `weight` is row-major (out_channels, in_channels / groups, kernel_h,
@@ -151,8 +219,9 @@ class ConvolutionLayer : public Layer {
   Activation activation_ = Activation::kNone;
   // One (in_channels / groups * kernel_h * kernel_w) x (out_channels / groups)
   // matrix per group: column o is the group's output channel o's kernel,
-  // flattened row-major (exactly PyTorch's weight memory, read column-major).
-  std::vector<arma::fmat> kernels_;
+  // flattened row-major (exactly PyTorch's weight memory, read column-major);
+  // kept in the form the core multiplies fastest (GroupKernels).
+  std::vector<GroupKernels> kernels_;
   std::vector<float> bias_;  // out_channels values, or empty without bias
 };
 

@@ -1,0 +1,264 @@
+// The core's route for 3x3, stride-1 convolutions: Winograd's F(2x2, 3x3)
+// (lab course6's stretch task, README §9, computes the same thing one tile at
+// a time; here the sum over input channels becomes 16 matrix products).
+//
+// Each 2x2 block of outputs ("tile") comes from a 4x4 input patch d:
+//   Y = A^T [ sum over c of (G g_c G^T) .* (B^T d_c B) ] A
+// Element e = (i, j) of the 4x4 sum, over all tiles and output channels, is
+//   M_e (tiles x C_out) = V_e (tiles x C_in) * U_e (C_in x C_out),
+// with V_e(t, c) = (B^T d_c B)(i, j) of tile t and U_e(c, o) = (G g_oc G^T)(i, j):
+// 16 GEMMs of 1/9 of the im2col GEMM's size each, 16/36 = 4/9 of its
+// multiply-adds, plus the two transforms, which are additions only.
+//
+// Tiles are numbered column-major like the output (t = ty + tx * tiles_h) and
+// cut into chunks of whole tile columns, so that a chunk's V and M stay in the
+// cache between the transforms and the GEMMs. An image whose transformed data
+// outweighs its transformed kernels (large images, few channels) is cut into
+// chunks that the threads share; otherwise (small images, many channels) the
+// whole image is one chunk and the threads share each step instead, so the
+// kernels are read once.
+#include <omp.h>
+#include <oneapi/dnnl/dnnl.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+#include "kuiper/error.hpp"
+#include "kuiper/layers/convolution.hpp"
+
+namespace kuiper {
+
+namespace {
+
+constexpr int64_t kWinogradElements = 16;  // the 4x4 transformed tile
+
+// One chunk's work area: tiles [t0, t0 + tiles) of the image, which are the
+// tile columns [tx0, tx0 + tiles / tiles_h).
+struct WinogradChunk {
+  int64_t tx0 = 0, tile_cols = 0, tiles = 0;
+  float* v = nullptr;    // 16 x (tiles x C_in), column-major per element
+  float* m = nullptr;    // 16 x (tiles x C_out)
+  float* tmp = nullptr;  // 4 columns of the padded input height (input transform)
+};
+
+struct WinogradGeometry {
+  const float* input;  // the group's first input channel
+  int64_t in_h, in_w, pad_h, pad_w;
+  int64_t out_h, out_w, tiles_h, tiles_w;
+  int64_t in_channels, out_channels;
+};
+
+// B^T d B for channel c of every tile in the chunk, into V. First along x (the
+// four input columns of a tile column, contiguous in memory), then along y.
+[[gnu::target_clones("default", "avx2", "avx512f")]] void WinogradInput(const WinogradGeometry& g,
+                                                                        const WinogradChunk& k,
+                                                                        int64_t c) {
+  const int64_t rows = 2 * g.tiles_h + 2;  // padded input rows the tiles read
+  const float* plane = g.input + c * g.in_h * g.in_w;
+  float* col[4] = {k.tmp, k.tmp + rows, k.tmp + 2 * rows, k.tmp + 3 * rows};
+  float* d[4];
+  for (int b = 0; b < 4; ++b) d[b] = k.tmp + (4 + b) * rows;
+  for (int64_t txl = 0; txl < k.tile_cols; ++txl) {
+    const int64_t x0 = 2 * (k.tx0 + txl) - g.pad_w;
+    // d[b] = input column x0 + b over rows -pad_h .. -pad_h + rows, zeros outside.
+    for (int b = 0; b < 4; ++b) {
+      const int64_t x = x0 + b;
+      std::fill(d[b], d[b] + rows, 0.f);
+      if (x < 0 || x >= g.in_w) continue;
+      const int64_t first = std::max<int64_t>(0, g.pad_h);
+      const int64_t last = std::min<int64_t>(rows, g.in_h + g.pad_h);
+      if (last > first) {
+        std::memcpy(d[b] + first, plane + x * g.in_h + (first - g.pad_h),
+                    (last - first) * sizeof(float));
+      }
+    }
+#pragma omp simd
+    for (int64_t y = 0; y < rows; ++y) {
+      col[0][y] = d[0][y] - d[2][y];
+      col[1][y] = d[1][y] + d[2][y];
+      col[2][y] = d[2][y] - d[1][y];
+      col[3][y] = d[1][y] - d[3][y];
+    }
+    const int64_t t0 = txl * g.tiles_h;
+    for (int j = 0; j < 4; ++j) {
+      const float* s = col[j];
+      float* v0 = k.v + ((0 * 4 + j) * g.in_channels + c) * k.tiles + t0;
+      float* v1 = k.v + ((1 * 4 + j) * g.in_channels + c) * k.tiles + t0;
+      float* v2 = k.v + ((2 * 4 + j) * g.in_channels + c) * k.tiles + t0;
+      float* v3 = k.v + ((3 * 4 + j) * g.in_channels + c) * k.tiles + t0;
+#pragma omp simd
+      for (int64_t ty = 0; ty < g.tiles_h; ++ty) {
+        const float a0 = s[2 * ty], a1 = s[2 * ty + 1], a2 = s[2 * ty + 2], a3 = s[2 * ty + 3];
+        v0[ty] = a0 - a2;
+        v1[ty] = a1 + a2;
+        v2[ty] = a2 - a1;
+        v3[ty] = a1 - a3;
+      }
+    }
+  }
+}
+
+// A^T M A for output channel o of every tile in the chunk, written into the
+// output (only the outputs that exist: an odd size has half tiles), then the
+// epilogue on the columns just written.
+[[gnu::target_clones("default", "avx2", "avx512f")]] void WinogradOutput(const WinogradGeometry& g,
+                                                                         const WinogradChunk& k,
+                                                                         int64_t o, float* product,
+                                                                         const Epilogue& epilogue,
+                                                                         float* tmp) {
+  float* plane = product + o * g.out_h * g.out_w;
+  const float bias = epilogue.bias ? epilogue.bias[o] : 0.f;
+  const bool epilogue_on = epilogue.bias || epilogue.activation != Activation::kNone;
+  float* s[4];
+  float* r[4];
+  for (int j = 0; j < 4; ++j) s[j] = tmp + j * g.tiles_h, r[j] = tmp + (4 + j) * g.tiles_h;
+  float* out0 = tmp + 8 * g.tiles_h;  // two output columns, 2 * tiles_h rows each
+  float* out1 = out0 + 2 * g.tiles_h;
+  for (int64_t txl = 0; txl < k.tile_cols; ++txl) {
+    const int64_t t0 = txl * g.tiles_h;
+    for (int j = 0; j < 4; ++j) {
+      const float* m0 = k.m + ((0 * 4 + j) * g.out_channels + o) * k.tiles + t0;
+      const float* m1 = k.m + ((1 * 4 + j) * g.out_channels + o) * k.tiles + t0;
+      const float* m2 = k.m + ((2 * 4 + j) * g.out_channels + o) * k.tiles + t0;
+      const float* m3 = k.m + ((3 * 4 + j) * g.out_channels + o) * k.tiles + t0;
+#pragma omp simd
+      for (int64_t ty = 0; ty < g.tiles_h; ++ty) {
+        s[j][ty] = m0[ty] + m1[ty] + m2[ty];  // output row 2 ty
+        r[j][ty] = m1[ty] - m2[ty] - m3[ty];  // output row 2 ty + 1
+      }
+    }
+#pragma omp simd
+    for (int64_t ty = 0; ty < g.tiles_h; ++ty) {
+      out0[2 * ty] = s[0][ty] + s[1][ty] + s[2][ty];
+      out0[2 * ty + 1] = r[0][ty] + r[1][ty] + r[2][ty];
+      out1[2 * ty] = s[1][ty] - s[2][ty] - s[3][ty];
+      out1[2 * ty + 1] = r[1][ty] - r[2][ty] - r[3][ty];
+    }
+    const int64_t x = 2 * (k.tx0 + txl);
+    const int64_t columns = std::min<int64_t>(2, g.out_w - x);
+    float* dst = plane + x * g.out_h;
+    std::memcpy(dst, out0, g.out_h * sizeof(float));
+    if (columns == 2) std::memcpy(dst + g.out_h, out1, g.out_h * sizeof(float));
+    if (epilogue_on) AddBiasAndActivate(dst, columns * g.out_h, bias, epilogue.activation);
+  }
+}
+
+// M_e = V_e * U_e, one oneDNN GEMM (row-major: M_e' = U_e' * V_e').
+void WinogradGemm(const WinogradGeometry& g, const WinogradChunk& k, const float* u, int64_t e) {
+  dnnl_sgemm('N', 'N', g.out_channels, k.tiles, g.in_channels, 1.f,
+             u + e * g.in_channels * g.out_channels, g.in_channels,
+             k.v + e * g.in_channels * k.tiles, k.tiles, 0.f, k.m + e * g.out_channels * k.tiles,
+             k.tiles);
+}
+
+}  // namespace
+
+WinogradKernels::WinogradKernels(const arma::fmat& kernels)
+    : in_channels_(kernels.n_rows / 9), out_channels_(kernels.n_cols) {
+  if (kernels.n_rows % 9 != 0) {
+    throw ShapeError("WinogradKernels: a 3x3 kernel has 9 weights per input channel");
+  }
+  u_.resize(kWinogradElements * in_channels_ * out_channels_);
+  for (uint64_t o = 0; o < out_channels_; ++o) {
+    for (uint64_t c = 0; c < in_channels_; ++c) {
+      // g (3x3, row-major in the kernel's column), G g (4x3), then (G g) G^T (4x4),
+      // in double so that U is the exact transform rounded once.
+      double gg[4][3];
+      for (int j = 0; j < 3; ++j) {
+        const double g0 = kernels(c * 9 + 0 * 3 + j, o), g1 = kernels(c * 9 + 1 * 3 + j, o),
+                     g2 = kernels(c * 9 + 2 * 3 + j, o);
+        gg[0][j] = g0, gg[1][j] = (g0 + g1 + g2) / 2, gg[2][j] = (g0 - g1 + g2) / 2, gg[3][j] = g2;
+      }
+      for (int i = 0; i < 4; ++i) {
+        const double row[4] = {gg[i][0], (gg[i][0] + gg[i][1] + gg[i][2]) / 2,
+                               (gg[i][0] - gg[i][1] + gg[i][2]) / 2, gg[i][2]};
+        for (int j = 0; j < 4; ++j) {
+          u_[((i * 4 + j) * out_channels_ + o) * in_channels_ + c] = static_cast<float>(row[j]);
+        }
+      }
+    }
+  }
+}
+
+void WinogradMultiplyInto(const Im2ColMatrix& a, const WinogradKernels& kernels, float* product,
+                          const Epilogue& epilogue) {
+  const ConvParams& p = a.params();
+  if (p.kernel_h != 3 || p.kernel_w != 3 || p.stride_h != 1 || p.stride_w != 1 ||
+      p.dilation_h != 1 || p.dilation_w != 1 || a.channels() != kernels.in_channels()) {
+    throw ShapeError(
+        "MultiplyInto: Winograd kernels need a 3x3, stride-1, undilated im2col matrix of their "
+        "input channels");
+  }
+  const ftensor& input = a.input();
+  WinogradGeometry g;
+  g.input = input.slice(a.first_channel()).memptr();
+  g.in_h = input.rows(), g.in_w = input.cols();
+  g.pad_h = p.padding_h, g.pad_w = p.padding_w;
+  g.out_h = a.out_h(), g.out_w = a.out_w();
+  g.tiles_h = (g.out_h + 1) / 2, g.tiles_w = (g.out_w + 1) / 2;
+  g.in_channels = kernels.in_channels(), g.out_channels = kernels.out_channels();
+  if (g.out_h == 0 || g.out_w == 0 || g.in_channels == 0 || g.out_channels == 0) return;
+  const float* u = kernels.data();
+
+  // Floats of V and M per tile, and of all 16 U_e.
+  const int64_t per_tile = kWinogradElements * (g.in_channels + g.out_channels);
+  const int64_t kernel_floats = kWinogradElements * g.in_channels * g.out_channels;
+  const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  // About 512 KB of V and M per chunk, in whole tile columns.
+  const int64_t chunk_cols =
+      std::clamp<int64_t>((int64_t{1} << 17) / per_tile / g.tiles_h, 1, g.tiles_w);
+  const int64_t chunks = (g.tiles_w + chunk_cols - 1) / chunk_cols;
+  const int64_t image_floats = per_tile * g.tiles_h * g.tiles_w;  // V and M of the whole image
+  const bool share_chunks = threads > 1 && chunks >= 2 * threads && image_floats > kernel_floats;
+  const int64_t cols = share_chunks || threads == 1 ? chunk_cols : g.tiles_w;
+  const int64_t max_tiles = cols * g.tiles_h;
+  const int64_t tmp_floats = std::max<int64_t>(8 * (2 * g.tiles_h + 2), 12 * g.tiles_h);
+  const int64_t per_worker = max_tiles * per_tile + tmp_floats;
+  const int workers = share_chunks ? threads : 1;
+  const auto scratch = std::make_unique_for_overwrite<float[]>(
+      workers * per_worker + (share_chunks ? 0 : threads * tmp_floats));
+
+  const auto chunk_at = [&](int64_t tx0, float* area) {
+    WinogradChunk k;
+    k.tx0 = tx0;
+    k.tile_cols = std::min<int64_t>(cols, g.tiles_w - tx0);
+    k.tiles = k.tile_cols * g.tiles_h;
+    k.v = area;
+    k.m = area + kWinogradElements * g.in_channels * k.tiles;
+    k.tmp = area + max_tiles * per_tile;
+    return k;
+  };
+
+  if (share_chunks || threads == 1) {
+    const int64_t n = (g.tiles_w + cols - 1) / cols;
+#pragma omp parallel for schedule(static) num_threads(workers) if (workers > 1)
+    for (int64_t i = 0; i < n; ++i) {
+      const WinogradChunk k =
+          chunk_at(i * cols, scratch.get() + (workers > 1 ? omp_get_thread_num() : 0) * per_worker);
+      for (int64_t c = 0; c < g.in_channels; ++c) WinogradInput(g, k, c);
+      for (int64_t e = 0; e < kWinogradElements; ++e) WinogradGemm(g, k, u, e);
+      for (int64_t o = 0; o < g.out_channels; ++o)
+        WinogradOutput(g, k, o, product, epilogue, k.tmp);
+    }
+    return;
+  }
+  // One chunk, each step shared among the threads.
+  const WinogradChunk k = chunk_at(0, scratch.get());
+  float* tmps = scratch.get() + per_worker;
+#pragma omp parallel num_threads(threads)
+  {
+    WinogradChunk mine = k;
+    mine.tmp = tmps + omp_get_thread_num() * tmp_floats;
+#pragma omp for schedule(static)
+    for (int64_t c = 0; c < g.in_channels; ++c) WinogradInput(g, mine, c);
+#pragma omp for schedule(static)
+    for (int64_t e = 0; e < kWinogradElements; ++e) WinogradGemm(g, mine, u, e);
+#pragma omp for schedule(static)
+    for (int64_t o = 0; o < g.out_channels; ++o) {
+      WinogradOutput(g, mine, o, product, epilogue, mine.tmp);
+    }
+  }
+}
+
+}  // namespace kuiper

@@ -1,0 +1,223 @@
+// The Winograd route of MultiplyInto (kuiper/src/layer/winograd.cpp): the
+// product a * kernels of a 3x3, stride-1 im2col matrix, computed by F(2x2, 3x3)
+// without unfolding (no lab code runs: these pass in the student build).
+// References are direct convolutions in double, written out here.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "activation_reference.hpp"
+#include "kuiper/error.hpp"
+#include "kuiper/layers/convolution.hpp"
+
+namespace kuiper {
+namespace {
+
+struct WinogradCase {
+  uint32_t in_c, out_c, h, w, pad;
+};
+
+// Random weights (out_c, in_c, 3, 3) row-major, read as the group matrix
+// (9 in_c) x out_c the layer keeps: kernel o in column o.
+arma::fmat RandomKernels(uint32_t in_c, uint32_t out_c, std::mt19937& rng) {
+  std::uniform_real_distribution<float> value(-1, 1);
+  arma::fmat kernels(9 * in_c, out_c);
+  kernels.imbue([&] { return value(rng); });
+  return kernels;
+}
+
+// out(o, y, x) = sum over c, i, j of in(c0 + c, y + i - pad, x + j - pad) *
+// kernel o's tap (c, i, j), in double; column-major (y + x * out_h) per channel.
+std::vector<double> DirectConvolution(const ftensor& input, uint32_t c0, const arma::fmat& kernels,
+                                      uint32_t pad, uint32_t out_h, uint32_t out_w) {
+  const uint32_t in_c = kernels.n_rows / 9, out_c = kernels.n_cols;
+  std::vector<double> out(size_t{out_c} * out_h * out_w, 0.0);
+  for (uint32_t o = 0; o < out_c; ++o) {
+    for (uint32_t x = 0; x < out_w; ++x) {
+      for (uint32_t y = 0; y < out_h; ++y) {
+        double sum = 0;
+        for (uint32_t c = 0; c < in_c; ++c) {
+          for (int i = 0; i < 3; ++i) {
+            for (int j = 0; j < 3; ++j) {
+              const int64_t iy = int64_t{y} + i - pad, ix = int64_t{x} + j - pad;
+              if (iy < 0 || ix < 0 || iy >= input.rows() || ix >= input.cols()) continue;
+              sum += double(input.at(c0 + c, iy, ix)) * kernels(c * 9 + i * 3 + j, o);
+            }
+          }
+        }
+        out[(size_t{o} * out_w + x) * out_h + y] = sum;
+      }
+    }
+  }
+  return out;
+}
+
+// max |got - ref| / max(1, max |ref|): the project's relative error.
+double RelativeError(const std::vector<float>& got, const std::vector<double>& ref) {
+  double diff = 0, scale = 1;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    diff = std::max(diff, std::abs(got[i] - ref[i]));
+    scale = std::max(scale, std::abs(ref[i]));
+  }
+  return diff / scale;
+}
+
+ConvParams Params3x3(uint32_t in_c, uint32_t out_c, uint32_t pad) {
+  ConvParams p;
+  p.in_channels = in_c, p.out_channels = out_c;
+  p.kernel_h = p.kernel_w = 3;
+  p.padding_h = p.padding_w = pad;
+  return p;
+}
+
+// Float32 rounding only: F(2x2, 3x3)'s transforms add and halve, so it stays
+// as close to the exact sums as im2col's GEMM (a few 1e-7 of the largest value).
+constexpr double kTolerance = 2e-6;
+
+class WinogradGeometries : public ::testing::TestWithParam<WinogradCase> {};
+
+TEST_P(WinogradGeometries, MatchesTheDirectConvolution) {
+  const WinogradCase& tc = GetParam();
+  std::mt19937 rng(tc.in_c * 131 + tc.h * 7 + tc.w + tc.pad);
+  ftensor input(tc.in_c, tc.h, tc.w);
+  input.Rand();
+  const arma::fmat kernels = RandomKernels(tc.in_c, tc.out_c, rng);
+  const ConvParams p = Params3x3(tc.in_c, tc.out_c, tc.pad);
+  const uint32_t out_h = ConvOutputSize(tc.h, 3, 1, tc.pad, 1);
+  const uint32_t out_w = ConvOutputSize(tc.w, 3, 1, tc.pad, 1);
+  std::vector<float> product(size_t{tc.out_c} * out_h * out_w, NAN);
+  WinogradMultiplyInto(Im2Col(input, 0, tc.in_c, p, out_h, out_w), WinogradKernels(kernels),
+                       product.data());
+  EXPECT_LE(RelativeError(product, DirectConvolution(input, 0, kernels, tc.pad, out_h, out_w)),
+            kTolerance)
+      << "every output, including the half tiles of odd sizes and the padded borders";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, WinogradGeometries,
+    ::testing::Values(WinogradCase{16, 16, 8, 8, 1},      // even: whole tiles
+                      WinogradCase{17, 20, 7, 9, 1},      // odd height: a half tile row
+                      WinogradCase{16, 32, 6, 5, 0},      // no padding, odd width
+                      WinogradCase{16, 16, 1, 1, 1},      // one output, mostly padding
+                      WinogradCase{16, 24, 4, 6, 2},      // padding wider than the kernel's reach
+                      WinogradCase{24, 16, 56, 44, 1},    // many tile columns: chunks shared
+                      WinogradCase{64, 64, 14, 14, 1}));  // one chunk, steps shared
+
+TEST(Winograd, ReadsTheGroupsChannelsOnly) {
+  std::mt19937 rng(5);
+  ftensor input(48, 9, 10);
+  input.Rand();
+  const arma::fmat kernels = RandomKernels(16, 16, rng);
+  const ConvParams p = Params3x3(48, 48, 1);
+  std::vector<float> product(16 * 9 * 10, NAN);
+  WinogradMultiplyInto(Im2Col(input, 16, 16, p, 9, 10), WinogradKernels(kernels), product.data());
+  EXPECT_LE(RelativeError(product, DirectConvolution(input, 16, kernels, 1, 9, 10)), kTolerance)
+      << "Im2Col(input, 16, 16, ...) is channels 16..31";
+}
+
+TEST(Winograd, AppliesTheEpilogueAfterTheBias) {
+  std::mt19937 rng(11);
+  ftensor input(16, 12, 11);
+  input.Rand();
+  input.Transform([](float v) { return v - 0.5f; });  // outputs of both signs
+  const arma::fmat kernels = RandomKernels(16, 16, rng);
+  std::vector<float> bias(16);
+  for (size_t o = 0; o < bias.size(); ++o) bias[o] = 0.25f * (float(o) - 8);
+  const ConvParams p = Params3x3(16, 16, 1);
+  const std::vector<double> direct = DirectConvolution(input, 0, kernels, 1, 12, 11);
+  for (const Activation activation : {Activation::kNone, Activation::kRelu, Activation::kSilu}) {
+    std::vector<float> product(direct.size(), NAN);
+    WinogradMultiplyInto(Im2Col(input, 0, 16, p, 12, 11), WinogradKernels(kernels), product.data(),
+                         {bias.data(), activation});
+    std::vector<double> expected(direct.size());
+    for (size_t i = 0; i < direct.size(); ++i) {
+      expected[i] = ReferenceActivate(direct[i] + bias[i / (12 * 11)], activation);
+    }
+    EXPECT_LE(RelativeError(product, expected), kTolerance)
+        << "activation " << int(activation) << ": activation(conv + bias[o])";
+  }
+}
+
+TEST(Winograd, SameInsideAParallelRegion) {
+  // A batch item runs on one thread (chunks one after the other) instead of
+  // the threads sharing the chunks: the same values.
+  std::mt19937 rng(3);
+  ftensor input(16, 40, 40);
+  input.Rand();
+  const WinogradKernels kernels(RandomKernels(16, 16, rng));
+  const ConvParams p = Params3x3(16, 16, 1);
+  std::vector<float> outside(16 * 40 * 40), inside(16 * 40 * 40);
+  WinogradMultiplyInto(Im2Col(input, 0, 16, p, 40, 40), kernels, outside.data());
+#pragma omp parallel num_threads(2)
+  {
+#pragma omp single
+    WinogradMultiplyInto(Im2Col(input, 0, 16, p, 40, 40), kernels, inside.data());
+  }
+  for (size_t i = 0; i < outside.size(); ++i) {
+    ASSERT_NEAR(inside[i], outside[i], 1e-6f * (1 + std::abs(outside[i]))) << "element " << i;
+  }
+}
+
+TEST(Winograd, KernelTransformIsGgGt) {
+  // g = all ones: G g = rows (1 1 1), (3/2 ...), (1/2 ...), (1 1 1), and
+  // (G g) G^T = a a^T with a = (1, 3/2, 1/2, 1).
+  const arma::fmat ones(9, 1, arma::fill::ones);
+  const WinogradKernels kernels(ones);
+  const float a[4] = {1.f, 1.5f, 0.5f, 1.f};
+  for (int i = 0; i < 4; ++i) {
+    for (int j = 0; j < 4; ++j) {
+      EXPECT_FLOAT_EQ(kernels.data()[i * 4 + j], a[i] * a[j])
+          << "U element (" << i << "," << j << ")";
+    }
+  }
+}
+
+TEST(Winograd, RefusesAnotherGeometry) {
+  ftensor input(16, 8, 8);
+  std::mt19937 rng(1);
+  const WinogradKernels kernels(RandomKernels(16, 16, rng));
+  std::vector<float> product(16 * 8 * 8);
+  ConvParams p = Params3x3(16, 16, 1);
+  p.stride_h = 2;
+  EXPECT_THROW(WinogradMultiplyInto(Im2Col(input, 0, 16, p, 4, 8), kernels, product.data()),
+               ShapeError);
+  p = Params3x3(16, 16, 1);
+  EXPECT_THROW(WinogradMultiplyInto(Im2Col(input, 0, 8, p, 8, 8), kernels, product.data()),
+               ShapeError)
+      << "8 input channels for kernels of 16";
+}
+
+TEST(GroupKernels, TakesWinogradOnlyFor3x3StrideOneWithSixteenTo256Channels) {
+  const auto route = [](uint32_t in_c, uint32_t out_c, uint32_t k, uint32_t stride,
+                        uint32_t dilation) {
+    ConvParams p = Params3x3(in_c, out_c, 1);
+    p.kernel_h = p.kernel_w = k;
+    p.stride_h = p.stride_w = stride;
+    p.dilation_h = p.dilation_w = dilation;
+    return GroupKernels(arma::fmat(in_c * k * k, out_c, arma::fill::zeros), p).winograd();
+  };
+  EXPECT_TRUE(route(64, 64, 3, 1, 1));
+  EXPECT_TRUE(route(16, 256, 3, 1, 1));
+  EXPECT_FALSE(route(64, 64, 3, 2, 1)) << "stride 2";
+  EXPECT_FALSE(route(64, 64, 3, 1, 2)) << "dilated";
+  EXPECT_FALSE(route(64, 64, 1, 1, 1)) << "1x1";
+  EXPECT_FALSE(route(8, 64, 3, 1, 1)) << "fewer than 16 input channels";
+  EXPECT_FALSE(route(512, 512, 3, 1, 1)) << "more than 256x256 channels";
+  SetWinogradAllowed(false);
+  EXPECT_FALSE(route(64, 64, 3, 1, 1)) << "SetWinogradAllowed(false)";
+  SetWinogradAllowed(true);
+}
+
+TEST(GroupKernels, KeepsOneFormOnly) {
+  const ConvParams p = Params3x3(32, 32, 1);
+  const GroupKernels winograd(arma::fmat(9 * 32, 32, arma::fill::ones), p);
+  ASSERT_TRUE(winograd.winograd());
+  EXPECT_TRUE(winograd.matrix().is_empty()) << "the GEMM matrix is not kept beside U";
+}
+
+}  // namespace
+}  // namespace kuiper
