@@ -38,7 +38,7 @@ _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 # Elementwise arithmetic becomes pnnx.Expression, named as PNNX names it.
 _BINARY = {operator.add: "add", operator.sub: "sub", operator.mul: "mul",
            operator.truediv: "div", torch.add: "add", torch.sub: "sub",
-           torch.mul: "mul", torch.div: "div"}
+           torch.mul: "mul", torch.div: "div", operator.pow: "pow", torch.pow: "pow"}
 _UNARY = {torch.sin: "sin", torch.cos: "cos", torch.exp: "exp",
           torch.abs: "abs", operator.neg: "neg", torch.neg: "neg"}
 
@@ -211,8 +211,9 @@ class Tracer(fx.Tracer):
     `a, b = x.chunk(2, 1)` unpacks. The values serve only for shapes and
     structure (an in-place module may change an earlier value; shapes stay)."""
 
-    def __init__(self, example_inputs=None):
+    def __init__(self, example_inputs=None, moduleop=True):
         super().__init__()
+        self.moduleop = moduleop
         self.concrete = example_inputs is not None
         self.examples = list(example_inputs or ())
         self.values = {}
@@ -229,7 +230,7 @@ class Tracer(fx.Tracer):
         return super().getattr(attr, attr_val, parameter_proxy_cache)
 
     def is_leaf_module(self, m, qualname):
-        return hasattr(m, "pnnx_type") or super().is_leaf_module(m, qualname)
+        return (self.moduleop and hasattr(m, "pnnx_type")) or super().is_leaf_module(m, qualname)
 
     def proxy(self, node):
         return _ConcreteProxy(node, self)
@@ -271,11 +272,13 @@ class Tracer(fx.Tracer):
         return None
 
 
-def trace(module, example_inputs):
+def trace(module, example_inputs, moduleop=True):
     """fx-trace `module` on `example_inputs` and record every node's output
-    shape (node.meta['tensor_meta'])."""
+    shape (node.meta['tensor_meta']). moduleop=False traces into the modules
+    that would export themselves as one operator (`pnnx_type`), as pnnx
+    without its `moduleop` option does."""
     with torch.no_grad():
-        tracer = Tracer(example_inputs)
+        tracer = Tracer(example_inputs, moduleop)
         graph = tracer.trace(module)
     gm = fx.GraphModule(module, graph)
     gm.graph.eliminate_dead_code()  # the size() calls answered with numbers
@@ -342,14 +345,17 @@ def _inlined(node):
     return _is_expr(node) and len(node.users) == 1 and _is_expr(next(iter(node.users)))
 
 
-def _expression(node, inputs):
+def _expression(node, inputs, consts):
     """Build PNNX's prefix expression text; `inputs` collects the tensor operands
-    in order of first use, each referenced as @index."""
+    in order of first use, each referenced as @index. A folded constant of one
+    element (YOLOv5's stride) is written as a number, as pnnx does."""
     def term(a):
         if not isinstance(a, fx.Node):
             return _literal(a)
-        if _inlined(a):
-            return _expression(a, inputs)
+        if a in consts and consts[a].numel() == 1 and consts[a].dim() == 0:
+            return _literal(float(consts[a]))
+        if a not in consts and _inlined(a):
+            return _expression(a, inputs, consts)
         if a not in inputs:
             inputs.append(a)
         return "@%d" % inputs.index(a)
@@ -361,12 +367,61 @@ def _expression(node, inputs):
     return "%s(%s,%s)" % (_BINARY[node.target], term(node.args[0]), term(node.args[1]))
 
 
+def _slice(node):
+    """x[..., a:b] and the like (one dimension sliced) as pnnx's Tensor.slice,
+    its dim counted with the batch as 0 and its ends within the dimension."""
+    shape = _shape(node.args[0])
+    index = node.args[1] if isinstance(node.args[1], tuple) else (node.args[1],)
+    if index.count(Ellipsis) == 1:
+        at = index.index(Ellipsis)
+        index = index[:at] + (slice(None),) * (len(shape) - len(index) + 1) + index[at + 1:]
+    sliced = [(d, s) for d, s in enumerate(index) if s != slice(None)]
+    if len(sliced) != 1 or not isinstance(sliced[0][1], slice) or len(index) > len(shape):
+        raise NotImplementedError("indexing %r (%s): only a slice of one dimension" %
+                                  (node.args[1], node.name))
+    dim, s = sliced[0]
+    start, end, step = s.indices(shape[dim])
+    return "Tensor.slice", dict(dim=dim, end=end, start=start, step=step)
+
+
+def _is_constant(node, consts):
+    """A node computed from module attributes only (YOLOv5's grid, anchors and
+    strides): folded at export time, as pnnx folds them."""
+    if node.op == "get_attr":
+        return True
+    inputs = node.all_input_nodes
+    return (node.op in ("call_function", "call_method") and bool(inputs)
+            and all(n in consts for n in inputs))
+
+
+def _fold(gm, node, consts):
+    if node.op == "get_attr":
+        value = gm
+        for part in node.target.split("."):
+            value = getattr(value, part)
+        return value.detach() if isinstance(value, torch.Tensor) else value
+    args = fx.node.map_arg(node.args, lambda n: consts[n])
+    kwargs = fx.node.map_arg(node.kwargs, lambda n: consts[n])
+    if node.op == "call_method":
+        return getattr(args[0], node.target)(*args[1:], **kwargs)
+    return node.target(*args, **kwargs)
+
+
 def _function_op(node):
     """call_function / call_method nodes other than arithmetic: (type, params)."""
     def arg(i, key, default):
         return node.args[i] if len(node.args) > i else node.kwargs.get(key, default)
 
     name = node.target  # a function object, or a method name string
+    if name in (torch.sigmoid, "sigmoid"):
+        return "F.sigmoid", {}
+    if name in (torch.permute, "permute"):
+        dims = node.args[1:] if name == "permute" else (arg(1, "dims", None),)
+        if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+            dims = dims[0]
+        return "Tensor.permute", dict(dims=tuple(dims))
+    if name is operator.getitem:
+        return _slice(node)
     if name in (torch.flatten, "flatten"):
         return "torch.flatten", dict(start_dim=arg(1, "start_dim", 0), end_dim=arg(2, "end_dim", -1))
     if name is torch.cat:
@@ -416,6 +471,7 @@ def _function_op(node):
 def convert(gm, fold_bn=True):
     """Turn a traced, shape-propagated GraphModule into a list of Operators."""
     ops, value = [], {}          # value: fx node -> Operand it produced
+    consts = {}                  # fx node -> its folded value (a tensor)
     seen_modules, counters = set(), {}
 
     def unique_name(prefix):
@@ -423,8 +479,21 @@ def convert(gm, fold_bn=True):
         counters[prefix] = n + 1
         return "%s_%d" % (prefix, n)
 
+    def operand(n):
+        """The operand of node n; a folded constant becomes a pnnx.Attribute
+        where it is first used as a tensor."""
+        if n not in value and n in consts:
+            c = consts[n]
+            if not isinstance(c, torch.Tensor) or c.dim() == 0:
+                raise NotImplementedError("constant %r used as a tensor (%s)" % (c, n.name))
+            op = Operator("pnnx.Attribute", unique_name("pnnx_fold"), [], attrs={"data": c})
+            op.outputs.append(Operand(tuple(c.shape)))
+            ops.append(op)
+            value[n] = op.outputs[0]
+        return value[n]
+
     def emit(type_, name, in_nodes, node, params=None, attrs=None):
-        op = Operator(type_, name, [value[n] for n in in_nodes], params, attrs)
+        op = Operator(type_, name, [operand(n) for n in in_nodes], params, attrs)
         meta = node.meta.get("tensor_meta")
         if isinstance(meta, (tuple, list)) and not hasattr(meta, "shape"):  # TensorMetadata is a tuple too
             # Several outputs (torch.chunk): one operand each, read through getitem nodes.
@@ -444,6 +513,8 @@ def convert(gm, fold_bn=True):
             for src in _flat_nodes(node.args):
                 op = Operator("pnnx.Output", unique_name("pnnx_output"), [value[src]])
                 ops.append(op)
+        elif _is_constant(node, consts):
+            consts[node] = _fold(gm, node, consts)
         elif _is_identity(node, gm):
             value[node] = value[_flat_nodes(node.args[:1])[0]]
         elif (node.op == "call_function" and node.target is operator.getitem
@@ -472,7 +543,7 @@ def convert(gm, fold_bn=True):
             if _inlined(node):
                 continue
             inputs = []
-            expr = _expression(node, inputs)
+            expr = _expression(node, inputs, consts)
             emit("pnnx.Expression", unique_name("pnnx_expr"), inputs, node, dict(expr=expr))
         elif node.op in ("call_function", "call_method"):
             type_, params = _function_op(node)
@@ -549,12 +620,14 @@ def write_bin(ops, path):
                 zf.writestr(info, _to_array(op.attrs[k]).tobytes())
 
 
-def export(module, example_inputs, param_path, bin_path=None, fold_bn=True):
+def export(module, example_inputs, param_path, bin_path=None, fold_bn=True, moduleop=True):
     """Trace `module` (in eval mode) on `example_inputs` and write the PNNX files.
-    Returns the operator list. With bin_path=None only the .param is written."""
+    Returns the operator list. With bin_path=None only the .param is written.
+    moduleop=False writes modules with a `pnnx_type` (YOLOv5's Detect) as the
+    operators they are made of instead of as one operator."""
     module = module.eval()
     with torch.no_grad():
-        ops = convert(trace(module, example_inputs), fold_bn=fold_bn)
+        ops = convert(trace(module, example_inputs, moduleop), fold_bn=fold_bn)
     write_param(ops, param_path)
     if bin_path is not None:
         write_bin(ops, bin_path)

@@ -7,7 +7,8 @@
 
 For every model of tools/export_onnx_zoo.py (torchvision resnet18,
 mobilenet_v2, mobilenet_v3_small, squeezenet1_1, shufflenet_v2_x0_5,
-efficientnet_b0, the small UNet, the project's YOLOv5s) this writes
+efficientnet_b0, the small UNet, the project's YOLOv5s, and YOLOv5s with its
+Detect head traced into: VARIANTS) this writes
 <out>/<model>/ with model.pnnx.param and model.pnnx.bin (tools/pnnx_export.py,
 BatchNorm folded into the convolutions as pnnx does), input.npy, output.npy
 (PyTorch's float32 output) and output_fp64.npy (the same model in float64).
@@ -37,7 +38,16 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, ROOT)
 
-# model -> a text the exporter's refusal must contain, and why (docs/onnx.md §9).
+# More entries: entry -> (model, options of pnnx_export.export). YOLOv5s's
+# Detect head is written as one models.yolo.Detect operator by default (pnnx's
+# `moduleop` form); traced into, it is the graph the real pnnx writes without
+# moduleop: Tensor.view to 5-D, Tensor.permute, F.sigmoid, Tensor.slice,
+# pnnx.Attribute grids and anchors, pnnx.Expression with pow on 5-D operands.
+VARIANTS = {
+    "yolov5s_detect_traced": ("yolov5s", {"moduleop": False}),
+}
+
+# entry -> a text the exporter's refusal must contain, and why (docs/onnx.md §9).
 # Empty today: every model of the zoo exports.
 NOT_EXPRESSIBLE = {
 }
@@ -54,6 +64,14 @@ def script_hash():
         with open(os.path.join(ROOT, path), "rb") as f:
             digest.update(f.read())
     return digest.hexdigest()
+
+
+def entries():
+    """entry -> (model of export_onnx_zoo.MODELS, export options)."""
+    import export_onnx_zoo
+    table = {name: (name, {}) for name in export_onnx_zoo.MODELS}
+    table.update(VARIANTS)
+    return table
 
 
 def export(name, out_dir, force):
@@ -73,12 +91,13 @@ def export(name, out_dir, force):
     os.makedirs(folder, exist_ok=True)
     if os.path.exists(stamp):
         os.remove(stamp)
-    model, x, _ = export_onnx_zoo.seeded_model(name)
+    model_name, options = entries()[name]
+    model, x, _ = export_onnx_zoo.seeded_model(model_name)
     with torch.no_grad():
         y = model(x)
         y64 = copy.deepcopy(model).double()(x.double())
         pnnx_export.export(model, (x,), os.path.join(folder, "model.pnnx.param"),
-                           os.path.join(folder, "model.pnnx.bin"))
+                           os.path.join(folder, "model.pnnx.bin"), **options)
     np.save(os.path.join(folder, "input.npy"), x.numpy().astype(np.float32))
     np.save(os.path.join(folder, "output.npy"), y.numpy().astype(np.float32))
     np.save(os.path.join(folder, "output_fp64.npy"), y64.numpy())
@@ -99,15 +118,14 @@ def main():
     args = parser.parse_args()
 
     import torch
-    import export_onnx_zoo
     import onnx_zoo_check
 
     torch.set_num_threads(1)  # the machine is shared; these models are small
-    names = args.only or list(export_onnx_zoo.MODELS)
-    unknown = [n for n in names if n not in export_onnx_zoo.MODELS]
+    table = entries()
+    names = args.only or list(table)
+    unknown = [n for n in names if n not in table]
     if unknown:
-        parser.error("unknown models: %s (the zoo: %s)" %
-                     (", ".join(unknown), ", ".join(export_onnx_zoo.MODELS)))
+        parser.error("unknown entries: %s (the zoo: %s)" % (", ".join(unknown), ", ".join(table)))
     rows, problems = [], []
     for name in names:
         expected = NOT_EXPRESSIBLE.get(name)
@@ -122,7 +140,7 @@ def main():
         elif error is not None and not (expected and expected in error):
             problems.append("%s: the exporter refuses it: %s" % (name, error))
         if args.export_only or error is not None:
-            print("%-20s %s%s" % (name, status, "" if error is None else ": " + error), flush=True)
+            print("%-22s %s%s" % (name, status, "" if error is None else ": " + error), flush=True)
             rows.append((name, status, "-", "-", error or ""))
             continue
         ok, diff, allowed, text = onnx_zoo_check.check(args.kuiper, os.path.join(args.out, name),
@@ -134,7 +152,7 @@ def main():
             problems.append("%s: %s" % (name, text or "max abs diff %.3g > %.3g" % (diff, allowed)))
         shown = "-" if diff is None else "%.3g" % diff
         limit = "-" if allowed is None else "%.3g" % allowed
-        print("%-20s %-12s max abs diff %-9s (allowed %s) %s" %
+        print("%-22s %-12s max abs diff %-9s (allowed %s) %s" %
               (name, status, shown, limit, text.splitlines()[-1] if text else ""), flush=True)
         rows.append((name, status, shown, limit, text))
     if args.table:
