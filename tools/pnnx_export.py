@@ -19,6 +19,18 @@ a torch.fx trace. The writer follows PNNX's own `Graph::save` (ir.cpp):
 * The .bin is an uncompressed zip with one entry `<operator>.<attribute>` of
   raw little-endian float32 data (row-major, PyTorch's own layout).
 
+What is written as what follows real pnnx's vocabulary, so one engine reads
+both converters' files: torch.nn modules as `nn.<Name>` (BatchNorm folded into
+the convolution before it, ReLU6, Hardswish, Hardsigmoid ...), functions and
+methods as pnnx names them (`torch.cat`, `torch.chunk` with one output per
+chunk, `torch.transpose`, `torch.mean`, `Tensor.view`, `Tensor.permute`,
+`Tensor.slice`, `F.interpolate`, `F.max_pool2d`, `F.sigmoid` ...), arithmetic
+merged into `pnnx.Expression`, constants folded into `pnnx.Attribute`, and
+what is the identity in eval mode (dropout, StochasticDepth, contiguous) left
+out. The trace is concrete (see Tracer): shapes are the example input's.
+Anything else raises NotImplementedError naming it (tools/pnnx_zoo.py lists
+the torchvision models this covers).
+
 Usage:  export(module, [example_input], "net.pnnx.param", "net.pnnx.bin")
 """
 import operator
@@ -495,8 +507,9 @@ def convert(gm, fold_bn=True):
     def emit(type_, name, in_nodes, node, params=None, attrs=None):
         op = Operator(type_, name, [operand(n) for n in in_nodes], params, attrs)
         meta = node.meta.get("tensor_meta")
-        if isinstance(meta, (tuple, list)) and not hasattr(meta, "shape"):  # TensorMetadata is a tuple too
-            # Several outputs (torch.chunk): one operand each, read through getitem nodes.
+        # Several outputs (torch.chunk): one operand each, read through getitem
+        # nodes. (One tensor's TensorMetadata is a named tuple too.)
+        if isinstance(meta, (tuple, list)) and not hasattr(meta, "shape"):
             op.outputs = [Operand(shape) for shape in _shapes(node)]
             value[node] = list(op.outputs)
         else:
