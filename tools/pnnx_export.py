@@ -227,7 +227,9 @@ class Tracer(fx.Tracer):
         super().__init__()
         self.moduleop = moduleop
         self.concrete = example_inputs is not None
-        self.examples = list(example_inputs or ())
+        # Copies: an in-place module run on them must not change the caller's input.
+        self.examples = [x.clone() if isinstance(x, torch.Tensor) else x
+                         for x in example_inputs or ()]
         self.values = {}
         self.evaluating = False  # running a node on real values: modules run untraced
 
