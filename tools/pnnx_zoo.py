@@ -43,8 +43,11 @@ sys.path.insert(0, ROOT)
 # `moduleop` form); traced into, it is the graph the real pnnx writes without
 # moduleop: Tensor.view to 5-D, Tensor.permute, F.sigmoid, Tensor.slice,
 # pnnx.Attribute grids and anchors, pnnx.Expression with pow on 5-D operands.
+# And BatchNorm kept as nn.BatchNorm2d (fold_bn=False), which the real pnnx
+# never writes but a hand-made file may: the engine's own BatchNorm layer.
 VARIANTS = {
     "yolov5s_detect_traced": ("yolov5s", {"moduleop": False}),
+    "resnet18_bn_unfolded": ("resnet18", {"fold_bn": False}),
 }
 
 # entry -> a text the exporter's refusal must contain, and why (docs/onnx.md §9).
