@@ -136,6 +136,20 @@ def calibrate(model, gen):
         bn.momentum = 0.1
 
 
+def seeded_model(model_name, calibrated=True):
+    """The zoo's model `model_name` in eval mode with its seeded weights and
+    BatchNorm statistics, its seeded input (1, 3, SIZE, SIZE), and the
+    generator, ready for more seeded inputs. tools/pnnx_zoo.py builds its
+    models here too, so both zoos check the same networks on the same input."""
+    torch.manual_seed(SEED)
+    gen = torch.Generator().manual_seed(SEED)
+    model = MODELS[model_name]()
+    if calibrated:
+        calibrate(model, gen)
+    model.eval()
+    return model, torch.randn(1, 3, SIZE, SIZE, generator=gen), gen
+
+
 def script_hash():
     """SHA-256 of this file and of the model code it imports: an entry written
     by another version is out of date."""
@@ -158,13 +172,7 @@ def export(entry, spec, out_dir, force):
     if not force and current and all(os.path.exists(p) for p in paths.values()):
         return "up to date"
     os.makedirs(folder, exist_ok=True)
-    torch.manual_seed(SEED)
-    gen = torch.Generator().manual_seed(SEED)
-    model = MODELS[model_name]()
-    if calibrated:
-        calibrate(model, gen)
-    model.eval()
-    x = torch.randn(1, 3, SIZE, SIZE, generator=gen)
+    model, x, gen = seeded_model(model_name, calibrated)
     with torch.no_grad():
         y = model(x)
         torch.onnx.export(model, (x,), paths["model.onnx"], opset_version=opset,

@@ -40,15 +40,16 @@ def known_failure(entry):
     return None
 
 
-def check(kuiper, folder, flags=()):
+def check(kuiper, folder, flags=(), model="model.onnx"):
     """Every input*.npy / output*.npy pair of the entry (input.npy, and e.g.
     input_b3.npy at another batch), `kuiper run` given `flags`: (ok, worst max
-    abs diff or None, its allowed diff or None, error text)."""
+    abs diff or None, its allowed diff or None, error text). `model` is the
+    file in `folder` to run (tools/pnnx_zoo.py: model.pnnx.param)."""
     suffixes = sorted(f[len("input"):-len(".npy")] for f in os.listdir(folder)
                       if f.startswith("input") and f.endswith(".npy"))
     worst = (True, 0.0, None, "")
     for suffix in suffixes:
-        result = check_pair(kuiper, folder, suffix, flags)
+        result = check_pair(kuiper, folder, suffix, flags, model)
         if not result[0]:
             return result
         if worst[2] is None or result[1] / result[2] > worst[1] / worst[2]:
@@ -56,10 +57,10 @@ def check(kuiper, folder, flags=()):
     return worst
 
 
-def check_pair(kuiper, folder, suffix, flags):
+def check_pair(kuiper, folder, suffix, flags, model="model.onnx"):
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "out.npy")
-        run = subprocess.run([kuiper, "run", os.path.join(folder, "model.onnx"),
+        run = subprocess.run([kuiper, "run", os.path.join(folder, model),
                               os.path.join(folder, "input%s.npy" % suffix), "-o", out] +
                              list(flags),
                              capture_output=True, text=True, timeout=300)

@@ -109,7 +109,8 @@ def eval_expression(expr, args):
             pos += 1
             operands.append(parse())
         pos += 1  # ')'
-        binary = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div}
+        binary = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div,
+                  "pow": torch.pow}
         unary = {"sin": torch.sin, "cos": torch.cos, "exp": torch.exp, "abs": torch.abs,
                  "neg": torch.neg}
         if t in binary:
@@ -166,6 +167,37 @@ def run_op(op, xs):
                              None if p["mode"] == "nearest" else p["align_corners"])
     if t == "nn.Softmax":
         return torch.softmax(xs[0], p["dim"])
+    if t == "nn.ReLU6":
+        return F.relu6(xs[0])
+    if t == "nn.Hardswish":
+        return F.hardswish(xs[0])
+    if t == "nn.Hardsigmoid":
+        return F.hardsigmoid(xs[0])
+    if t == "F.sigmoid":
+        return torch.sigmoid(xs[0])
+    if t == "F.max_pool2d":
+        return F.max_pool2d(xs[0], p["kernel_size"], p["stride"], p["padding"], p["dilation"],
+                            p["ceil_mode"])
+    if t == "F.adaptive_avg_pool2d":
+        return F.adaptive_avg_pool2d(xs[0], p["output_size"])
+    if t == "F.interpolate":
+        return F.interpolate(xs[0], p.get("size"), p.get("scale_factor"), p["mode"],
+                             None if p["mode"] == "nearest" else p["align_corners"],
+                             p.get("recompute_scale_factor"))
+    if t == "nn.Flatten":
+        return torch.flatten(xs[0], p["start_dim"], p["end_dim"])
+    if t == "torch.transpose":
+        return torch.transpose(xs[0], p["dim0"], p["dim1"])
+    if t == "Tensor.permute":
+        return xs[0].permute(p["dims"])
+    if t == "Tensor.slice":
+        return xs[0][(slice(None),) * p["dim"] + (slice(p["start"], p["end"], p["step"]),)]
+    if t == "torch.mean":
+        return torch.mean(xs[0], p["dim"], p["keepdim"])
+    if t == "torch.chunk":  # several outputs: a tuple
+        return torch.chunk(xs[0], p["chunks"], p["dim"])
+    if t == "pnnx.Attribute":
+        return d["data"]
     if t == "torch.flatten":
         return torch.flatten(xs[0], p["start_dim"], p["end_dim"])
     if t == "torch.cat":
@@ -190,5 +222,9 @@ def run(ops, inputs):
             elif op["type"] == "pnnx.Output":
                 outputs.append(values[op["inputs"][0]])
             else:
-                values[op["outputs"][0]] = run_op(op, [values[n] for n in op["inputs"]])
+                result = run_op(op, [values[n] for n in op["inputs"]])
+                if isinstance(result, tuple):
+                    values.update(zip(op["outputs"], result))
+                else:
+                    values[op["outputs"][0]] = result
     return outputs

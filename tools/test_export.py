@@ -21,6 +21,7 @@ import zipfile
 import numpy as np
 import torch
 import torch.nn.functional as F
+import torchvision
 from torch import nn
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -28,7 +29,7 @@ sys.path.insert(0, ROOT)
 
 import make_models  # noqa: E402
 import pnnx_read  # noqa: E402
-from models import MODELS, resnet18, yolov5s  # noqa: E402
+from models import MODELS, resnet18, tiny, yolov5s  # noqa: E402
 from models.seeding import seeded_input  # noqa: E402
 from pnnx_export import Tracer, export, format_param  # noqa: E402
 
@@ -170,6 +171,121 @@ def check_model(spec, tmp):
 
 
 # ---------------------------------------------------------------------------
+# The torchvision zoo's operators (tools/pnnx_zoo.py), each in a small module:
+# exported, read back, run by the reference interpreter against PyTorch.
+
+class ShuffleBlock(nn.Module):
+    """shufflenet_v2's chunk, channel shuffle (size() unpacked, 5-D view,
+    transpose, contiguous) and its global mean."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv, self.relu = nn.Conv2d(4, 8, 3, padding=1), nn.ReLU()
+
+    def forward(self, x):
+        a, b = self.conv(x).chunk(2, dim=1)
+        x = torch.cat((a, self.relu(b)), 1)
+        n, c, h, w = x.size()
+        x = torch.transpose(x.view(n, 2, c // 2, h, w), 1, 2).contiguous().view(n, -1, h, w)
+        return x.mean([2, 3])
+
+
+class MobileBlock(nn.Module):
+    """mobilenet_v2/v3's ReLU6, Hardswish, squeeze-excitation with Hardsigmoid,
+    dropout and nn.Flatten."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv, self.bn = nn.Conv2d(3, 8, 3, padding=1, bias=False), nn.BatchNorm2d(8)
+        self.act, self.relu6 = nn.Hardswish(), nn.ReLU6()
+        self.pool, self.fc = nn.AdaptiveAvgPool2d(1), nn.Conv2d(8, 8, 1)
+        self.gate = nn.Hardsigmoid()
+        self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(8, 4))
+
+    def forward(self, x):
+        x = self.relu6(self.act(self.bn(self.conv(x))))
+        return self.head(self.pool(self.gate(self.fc(self.pool(x))) * x))
+
+
+class UpBlock(nn.Module):
+    """The small UNet's functional pooling and bilinear upsampling, and
+    efficientnet's StochasticDepth (the identity in eval mode)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.drop = torchvision.ops.StochasticDepth(0.2, "row")
+
+    def forward(self, x):
+        x = self.conv(x)
+        d = F.max_pool2d(x, 2)
+        up = F.interpolate(d, scale_factor=2.0, mode="bilinear", align_corners=True)
+        half = F.interpolate(d, scale_factor=2.0, mode="bilinear", align_corners=False)
+        return F.adaptive_avg_pool2d(torch.cat([self.drop(up) + x, half], 1), (2, 3))
+
+
+def check_zoo_operators(tmp):
+    cases = [
+        ("shuffle", ShuffleBlock(), (1, 4, 6, 6), {}, {"torch.chunk", "Tensor.view",
+                                                       "torch.transpose", "torch.mean"}),
+        ("mobile", MobileBlock(), (1, 3, 8, 8), {}, {"nn.ReLU6", "nn.Hardswish",
+                                                     "nn.Hardsigmoid", "nn.Flatten"}),
+        ("up", UpBlock(), (1, 3, 8, 8), {}, {"F.max_pool2d", "F.interpolate",
+                                             "F.adaptive_avg_pool2d"}),
+        ("detect_traced", tiny.build("tiny_detect"), (1, 3, 64, 64), {"moduleop": False},
+         {"Tensor.permute", "F.sigmoid", "Tensor.slice", "pnnx.Attribute"}),
+    ]
+    for name, model, shape, options, types in cases:
+        torch.manual_seed(0)
+        model = model.eval()
+        for bn in (m for m in model.modules() if isinstance(m, nn.BatchNorm2d)):
+            bn.running_mean.uniform_(-0.5, 0.5)
+            bn.running_var.uniform_(0.5, 2.0)
+        x = torch.randn(shape)
+        param = os.path.join(tmp, name + ".pnnx.param")
+        binary = param.replace(".param", ".bin")
+        export(model, [x], param, binary, **options)
+        ops, n_operands = pnnx_read.read_param(param)
+        check_structure(name, ops, n_operands, pnnx_read.read_bin(binary))
+        written = {op["type"] for op in ops}
+        check(types <= written, "%s: no %s operator" % (name, sorted(types - written)))
+        left_out = written & {"nn.Dropout", "nn.BatchNorm2d", "Tensor.contiguous",
+                              "models.yolo.Detect"}
+        check(not left_out, "%s: %s written, pnnx leaves it out" % (name, sorted(left_out)))
+        if name == "shuffle":
+            chunk = next(op for op in ops if op["type"] == "torch.chunk")
+            check(len(chunk["outputs"]) == 2, "shuffle: torch.chunk has %d outputs, not 2" %
+                  len(chunk["outputs"]))
+            views = [op["params"]["shape"] for op in ops if op["type"] == "Tensor.view"]
+            check(views == [(1, 2, 4, 6, 6), (1, -1, 6, 6)],
+                  "shuffle: Tensor.view shapes %s, want the size() numbers" % views)
+        with torch.no_grad():
+            want = model(x)
+        got = pnnx_read.run(pnnx_read.load(param, binary), [x])[0]
+        check(got.shape == want.shape and torch.allclose(got, want, rtol=1e-4, atol=1e-5 * float(
+            want.abs().max())), "%s: running the exported graph differs from PyTorch" % name)
+
+    # What the engine cannot run is refused by name, not written wrong.
+    refusals = [
+        (nn.Hardtanh(-1.0, 1.0), "Hardtanh(-1, 1)"),
+        (lambda x: x[:, 0], "only a slice of one dimension"),
+        (lambda x: torch.mean(x), "every dimension"),
+    ]
+    for body, text in refusals:
+        class Wrapper(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.body = body if isinstance(body, nn.Module) else None
+
+            def forward(self, x):
+                return self.body(x) if self.body is not None else body(x)
+
+        try:
+            export(Wrapper(), [torch.randn(1, 2, 3, 3)], os.path.join(tmp, "refused.pnnx.param"))
+            check(False, "exported what should be refused (%s)" % text)
+        except NotImplementedError as e:
+            check(text in str(e), "refusal %r does not say %r" % (str(e), text))
+
 
 def check_format():
     cases = [(True, "True"), (False, "False"), (3, "3"), (1e-5, "1.000000e-05"), ("zeros", "zeros"),
@@ -280,6 +396,8 @@ def main():
             t = time.time()
             check_model(spec, tmp)
             print("%-16s %5.1fs" % (spec.name, time.time() - t))
+        print("the zoo's operators")
+        check_zoo_operators(tmp)
         print("reproducible files and fixtures")
         check_reproducible(tmp)
         print("checkpoints")
