@@ -21,7 +21,6 @@
 #include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
-#include <cstring>
 #include <memory>
 
 #include "kuiper/error.hpp"
@@ -39,7 +38,7 @@ struct WinogradChunk {
   int64_t tx0 = 0, tile_cols = 0, tiles = 0;
   float* v = nullptr;    // 16 x (tiles x C_in), column-major per element
   float* m = nullptr;    // 16 x (tiles x C_out)
-  float* tmp = nullptr;  // 4 columns of the padded input height (input transform)
+  float* tmp = nullptr;  // the transforms' columns (one set per thread)
 };
 
 struct WinogradGeometry {
@@ -49,36 +48,42 @@ struct WinogradGeometry {
   int64_t in_channels, out_channels;
 };
 
-// B^T d B for channel c of every tile in the chunk, into V. First along x (the
-// four input columns of a tile column, contiguous in memory), then along y.
+// B^T d B for channel c of every tile in the chunk, into V. First along x
+// (the four input columns under a tile column, contiguous in memory, read in
+// place; a column outside the image reads `zeros`), into 4 columns `col` of
+// the padded height (row y is input row y - pad_h), then along y.
 [[gnu::target_clones("default", "avx2", "avx512f")]] void WinogradInput(const WinogradGeometry& g,
                                                                         const WinogradChunk& k,
                                                                         int64_t c) {
   const int64_t rows = 2 * g.tiles_h + 2;  // padded input rows the tiles read
   const float* plane = g.input + c * g.in_h * g.in_w;
   float* col[4] = {k.tmp, k.tmp + rows, k.tmp + 2 * rows, k.tmp + 3 * rows};
-  float* d[4];
-  for (int b = 0; b < 4; ++b) d[b] = k.tmp + (4 + b) * rows;
+  float* zeros = k.tmp + 4 * rows;
+  // Rows [first, first + n) of the padded height are input rows 0..n-1; the
+  // others are padding in every column, so their column values are 0.
+  const int64_t first = std::min<int64_t>(g.pad_h, rows);
+  const int64_t n = std::max<int64_t>(0, std::min<int64_t>(rows, g.in_h + g.pad_h) - first);
+  std::fill(zeros, zeros + n, 0.f);
+  for (int j = 0; j < 4; ++j) {
+    std::fill(col[j], col[j] + first, 0.f);
+    std::fill(col[j] + first + n, col[j] + rows, 0.f);
+  }
   for (int64_t txl = 0; txl < k.tile_cols; ++txl) {
-    const int64_t x0 = 2 * (k.tx0 + txl) - g.pad_w;
-    // d[b] = input column x0 + b over rows -pad_h .. -pad_h + rows, zeros outside.
+    const float* d[4];  // the tile column's 4 input columns from input row 0
     for (int b = 0; b < 4; ++b) {
-      const int64_t x = x0 + b;
-      std::fill(d[b], d[b] + rows, 0.f);
-      if (x < 0 || x >= g.in_w) continue;
-      const int64_t first = std::max<int64_t>(0, g.pad_h);
-      const int64_t last = std::min<int64_t>(rows, g.in_h + g.pad_h);
-      if (last > first) {
-        std::memcpy(d[b] + first, plane + x * g.in_h + (first - g.pad_h),
-                    (last - first) * sizeof(float));
-      }
+      const int64_t x = 2 * (k.tx0 + txl) - g.pad_w + b;
+      d[b] = x >= 0 && x < g.in_w ? plane + x * g.in_h : zeros;
     }
+    float* c0 = col[0] + first;
+    float* c1 = col[1] + first;
+    float* c2 = col[2] + first;
+    float* c3 = col[3] + first;
 #pragma omp simd
-    for (int64_t y = 0; y < rows; ++y) {
-      col[0][y] = d[0][y] - d[2][y];
-      col[1][y] = d[1][y] + d[2][y];
-      col[2][y] = d[2][y] - d[1][y];
-      col[3][y] = d[1][y] - d[3][y];
+    for (int64_t y = 0; y < n; ++y) {
+      c0[y] = d[0][y] - d[2][y];
+      c1[y] = d[1][y] + d[2][y];
+      c2[y] = d[2][y] - d[1][y];
+      c3[y] = d[1][y] - d[3][y];
     }
     const int64_t t0 = txl * g.tiles_h;
     for (int j = 0; j < 4; ++j) {
@@ -99,22 +104,20 @@ struct WinogradGeometry {
   }
 }
 
-// A^T M A for output channel o of every tile in the chunk, written into the
-// output (only the outputs that exist: an odd size has half tiles), then the
-// epilogue on the columns just written.
+// A^T M A for output channel o of every tile in the chunk, written straight
+// into the output's columns (only the outputs that exist: an odd size has
+// half tiles), then the epilogue on the columns just written.
 [[gnu::target_clones("default", "avx2", "avx512f")]] void WinogradOutput(const WinogradGeometry& g,
                                                                          const WinogradChunk& k,
                                                                          int64_t o, float* product,
-                                                                         const Epilogue& epilogue,
-                                                                         float* tmp) {
+                                                                         const Epilogue& epilogue) {
   float* plane = product + o * g.out_h * g.out_w;
   const float bias = epilogue.bias ? epilogue.bias[o] : 0.f;
   const bool epilogue_on = epilogue.bias || epilogue.activation != Activation::kNone;
   float* s[4];
   float* r[4];
-  for (int j = 0; j < 4; ++j) s[j] = tmp + j * g.tiles_h, r[j] = tmp + (4 + j) * g.tiles_h;
-  float* out0 = tmp + 8 * g.tiles_h;  // two output columns, 2 * tiles_h rows each
-  float* out1 = out0 + 2 * g.tiles_h;
+  for (int j = 0; j < 4; ++j) s[j] = k.tmp + j * g.tiles_h, r[j] = k.tmp + (4 + j) * g.tiles_h;
+  const int64_t whole = g.out_h / 2;  // tiles with both output rows
   for (int64_t txl = 0; txl < k.tile_cols; ++txl) {
     const int64_t t0 = txl * g.tiles_h;
     for (int j = 0; j < 4; ++j) {
@@ -128,19 +131,25 @@ struct WinogradGeometry {
         r[j][ty] = m1[ty] - m2[ty] - m3[ty];  // output row 2 ty + 1
       }
     }
+    const int64_t x = 2 * (k.tx0 + txl);
+    float* out0 = plane + x * g.out_h;  // output column x
 #pragma omp simd
-    for (int64_t ty = 0; ty < g.tiles_h; ++ty) {
+    for (int64_t ty = 0; ty < whole; ++ty) {
       out0[2 * ty] = s[0][ty] + s[1][ty] + s[2][ty];
       out0[2 * ty + 1] = r[0][ty] + r[1][ty] + r[2][ty];
-      out1[2 * ty] = s[1][ty] - s[2][ty] - s[3][ty];
-      out1[2 * ty + 1] = r[1][ty] - r[2][ty] - r[3][ty];
     }
-    const int64_t x = 2 * (k.tx0 + txl);
+    if (g.out_h % 2) out0[2 * whole] = s[0][whole] + s[1][whole] + s[2][whole];
     const int64_t columns = std::min<int64_t>(2, g.out_w - x);
-    float* dst = plane + x * g.out_h;
-    std::memcpy(dst, out0, g.out_h * sizeof(float));
-    if (columns == 2) std::memcpy(dst + g.out_h, out1, g.out_h * sizeof(float));
-    if (epilogue_on) AddBiasAndActivate(dst, columns * g.out_h, bias, epilogue.activation);
+    if (columns == 2) {
+      float* out1 = out0 + g.out_h;  // output column x + 1
+#pragma omp simd
+      for (int64_t ty = 0; ty < whole; ++ty) {
+        out1[2 * ty] = s[1][ty] - s[2][ty] - s[3][ty];
+        out1[2 * ty + 1] = r[1][ty] - r[2][ty] - r[3][ty];
+      }
+      if (g.out_h % 2) out1[2 * whole] = s[1][whole] - s[2][whole] - s[3][whole];
+    }
+    if (epilogue_on) AddBiasAndActivate(out0, columns * g.out_h, bias, epilogue.activation);
   }
 }
 
@@ -205,59 +214,57 @@ void WinogradMultiplyInto(const Im2ColMatrix& a, const WinogradKernels& kernels,
   const int64_t per_tile = kWinogradElements * (g.in_channels + g.out_channels);
   const int64_t kernel_floats = kWinogradElements * g.in_channels * g.out_channels;
   const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
-  // About 512 KB of V and M per chunk, in whole tile columns.
+  // About 512 KB of V and M per chunk, in whole tile columns; the whole image
+  // as one chunk when its V and M weigh less than the transformed kernels
+  // (each chunk reads all of them), or when there are too few chunks for
+  // every thread to get two.
   const int64_t chunk_cols =
       std::clamp<int64_t>((int64_t{1} << 17) / per_tile / g.tiles_h, 1, g.tiles_w);
   const int64_t chunks = (g.tiles_w + chunk_cols - 1) / chunk_cols;
-  const int64_t image_floats = per_tile * g.tiles_h * g.tiles_w;  // V and M of the whole image
-  const bool share_chunks = threads > 1 && chunks >= 2 * threads && image_floats > kernel_floats;
-  const int64_t cols = share_chunks || threads == 1 ? chunk_cols : g.tiles_w;
+  const int64_t image_floats = per_tile * g.tiles_h * g.tiles_w;
+  const bool whole = image_floats <= kernel_floats || (threads > 1 && chunks < 2 * threads);
+  const int64_t cols = whole ? g.tiles_w : chunk_cols;
   const int64_t max_tiles = cols * g.tiles_h;
-  const int64_t tmp_floats = std::max<int64_t>(8 * (2 * g.tiles_h + 2), 12 * g.tiles_h);
-  const int64_t per_worker = max_tiles * per_tile + tmp_floats;
-  const int workers = share_chunks ? threads : 1;
+  // The transforms' columns: 4 + 1 of zeros for the input, 8 for the output.
+  const int64_t tmp_floats = std::max<int64_t>(5 * (2 * g.tiles_h + 2), 8 * g.tiles_h);
+  // Chunks shared: each thread its own V, M and columns; one chunk: one V and
+  // M, and columns per thread.
+  const int64_t vm_floats = max_tiles * per_tile;
   const auto scratch = std::make_unique_for_overwrite<float[]>(
-      workers * per_worker + (share_chunks ? 0 : threads * tmp_floats));
+      whole ? vm_floats + threads * tmp_floats : threads * (vm_floats + tmp_floats));
 
-  const auto chunk_at = [&](int64_t tx0, float* area) {
+  const auto chunk_at = [&](int64_t tx0, float* vm, float* tmp) {
     WinogradChunk k;
     k.tx0 = tx0;
     k.tile_cols = std::min<int64_t>(cols, g.tiles_w - tx0);
     k.tiles = k.tile_cols * g.tiles_h;
-    k.v = area;
-    k.m = area + kWinogradElements * g.in_channels * k.tiles;
-    k.tmp = area + max_tiles * per_tile;
+    k.v = vm;
+    k.m = vm + kWinogradElements * g.in_channels * k.tiles;
+    k.tmp = tmp;
     return k;
   };
 
-  if (share_chunks || threads == 1) {
-    const int64_t n = (g.tiles_w + cols - 1) / cols;
-#pragma omp parallel for schedule(static) num_threads(workers) if (workers > 1)
-    for (int64_t i = 0; i < n; ++i) {
-      const WinogradChunk k =
-          chunk_at(i * cols, scratch.get() + (workers > 1 ? omp_get_thread_num() : 0) * per_worker);
+  if (!whole) {
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int64_t i = 0; i < chunks; ++i) {
+      float* mine = scratch.get() + omp_get_thread_num() * (vm_floats + tmp_floats);
+      const WinogradChunk k = chunk_at(i * cols, mine, mine + vm_floats);
       for (int64_t c = 0; c < g.in_channels; ++c) WinogradInput(g, k, c);
       for (int64_t e = 0; e < kWinogradElements; ++e) WinogradGemm(g, k, u, e);
-      for (int64_t o = 0; o < g.out_channels; ++o)
-        WinogradOutput(g, k, o, product, epilogue, k.tmp);
+      for (int64_t o = 0; o < g.out_channels; ++o) WinogradOutput(g, k, o, product, epilogue);
     }
     return;
   }
-  // One chunk, each step shared among the threads.
-  const WinogradChunk k = chunk_at(0, scratch.get());
-  float* tmps = scratch.get() + per_worker;
 #pragma omp parallel num_threads(threads)
   {
-    WinogradChunk mine = k;
-    mine.tmp = tmps + omp_get_thread_num() * tmp_floats;
+    const WinogradChunk k =
+        chunk_at(0, scratch.get(), scratch.get() + vm_floats + omp_get_thread_num() * tmp_floats);
 #pragma omp for schedule(static)
-    for (int64_t c = 0; c < g.in_channels; ++c) WinogradInput(g, mine, c);
+    for (int64_t c = 0; c < g.in_channels; ++c) WinogradInput(g, k, c);
 #pragma omp for schedule(static)
-    for (int64_t e = 0; e < kWinogradElements; ++e) WinogradGemm(g, mine, u, e);
+    for (int64_t e = 0; e < kWinogradElements; ++e) WinogradGemm(g, k, u, e);
 #pragma omp for schedule(static)
-    for (int64_t o = 0; o < g.out_channels; ++o) {
-      WinogradOutput(g, mine, o, product, epilogue, mine.tmp);
-    }
+    for (int64_t o = 0; o < g.out_channels; ++o) WinogradOutput(g, k, o, product, epilogue);
   }
 }
 
