@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <exception>
 #include <limits>
+#include <vector>
 
 #include "conv_pool_common.hpp"
 #include "kuiper/error.hpp"
@@ -23,6 +24,21 @@ uint32_t PoolOutputSize(uint32_t in, uint32_t kernel, uint32_t stride, uint32_t 
 }
 
 namespace {
+
+// best[i] = max(best[i], x[i * stride]) for i < n; the common strides as
+// constants, so that the loop vectorizes (for the CPU it runs on).
+[[gnu::target_clones("default", "avx2", "avx512f")]] void MaxPoolInto(float* best, const float* x,
+                                                                      uint32_t n, uint32_t stride) {
+  if (stride == 1) {
+#pragma omp simd
+    for (uint32_t i = 0; i < n; ++i) best[i] = std::max(best[i], x[i]);
+  } else if (stride == 2) {
+#pragma omp simd
+    for (uint32_t i = 0; i < n; ++i) best[i] = std::max(best[i], x[2 * i]);
+  } else {
+    for (uint32_t i = 0; i < n; ++i) best[i] = std::max(best[i], x[size_t{i} * stride]);
+  }
+}
 
 class MaxPoolingLayer : public Layer {
  public:
@@ -65,29 +81,24 @@ class MaxPoolingLayer : public Layer {
   }
 
   // Output (oy, ox) of one channel: the maximum over the window at
-  // (oy * stride_h, ox * stride_w) of `in`, already padded. An output column
-  // takes the maximum of one window row at a time, read for all its outputs
-  // at once, so the inner loop runs down memory (and vectorizes when the
-  // vertical stride is 1 or 2).
+  // (oy * stride_h, ox * stride_w) of `in`, already padded. Separably, per
+  // output column: first the maximum across the window's columns for every
+  // row the windows span (contiguous in memory), then down each window's
+  // rows of that: kh + kw passes instead of kh * kw.
   void PoolChannel(const arma::fmat& in, arma::fmat& out) const {
-    const uint32_t rows = out.n_rows, stride_h = stride_[0];
+    const uint32_t rows = out.n_rows;
+    const uint32_t span = (rows - 1) * stride_[0] + (kernel_[0] - 1) * dilation_[0] + 1;
+    std::vector<float> across(span);
     for (uint32_t ox = 0; ox < out.n_cols; ++ox) {
+      const float* first = in.colptr(ox * stride_[1]);
+      std::copy(first, first + span, across.begin());
+      for (uint32_t j = 1; j < kernel_[1]; ++j) {
+        MaxPoolInto(across.data(), in.colptr(ox * stride_[1] + j * dilation_[1]), span, 1);
+      }
       float* best = out.colptr(ox);
       std::fill(best, best + rows, -std::numeric_limits<float>::infinity());
-      for (uint32_t j = 0; j < kernel_[1]; ++j) {
-        const float* column = in.colptr(ox * stride_[1] + j * dilation_[1]);
-        for (uint32_t i = 0; i < kernel_[0]; ++i) {
-          const float* top = column + i * dilation_[0];
-          if (stride_h == 1) {
-            for (uint32_t oy = 0; oy < rows; ++oy) best[oy] = std::max(best[oy], top[oy]);
-          } else if (stride_h == 2) {  // a constant stride vectorizes too
-            for (uint32_t oy = 0; oy < rows; ++oy) best[oy] = std::max(best[oy], top[oy * 2]);
-          } else {
-            for (uint32_t oy = 0; oy < rows; ++oy) {
-              best[oy] = std::max(best[oy], top[oy * stride_h]);
-            }
-          }
-        }
+      for (uint32_t i = 0; i < kernel_[0]; ++i) {
+        MaxPoolInto(best, across.data() + i * dilation_[0], rows, stride_[0]);
       }
     }
   }
