@@ -765,11 +765,12 @@ def winograd_gemms():
              "and output channel", 12)
 
     def grid(x0, y0, rows, cols, cw, ch, label, fill, stroke, size=10, bold=None):
-        """A rows x cols grid; label(r, q) is the text of a cell; bold(r, q) outlines it."""
+        """A rows x cols grid. label(r, q) is a cell's text; fill is a colour (with stroke) or
+        fill(r, q) gives (fill, stroke) per cell; cells where bold(r, q) are outlined."""
         for r in range(rows):
             for q in range(cols):
-                svg.rect(x0 + q * cw, y0 + r * ch, cw, ch, *fill(r, q)) if callable(fill) \
-                    else svg.rect(x0 + q * cw, y0 + r * ch, cw, ch, fill, stroke)
+                colours = fill(r, q) if callable(fill) else (fill, stroke)
+                svg.rect(x0 + q * cw, y0 + r * ch, cw, ch, *colours)
                 svg.text(x0 + q * cw + cw / 2, y0 + r * ch + ch / 2 + size * 0.35, label(r, q),
                          size, mono=True)
         if bold:
