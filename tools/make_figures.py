@@ -748,6 +748,175 @@ def im2col_groups():
     return svg.render()
 
 
+def winograd_gemms():
+    """The core's Winograd route: F(2x2, 3x3) as 16 GEMMs, C_in = 2, C_out = 3, 4 tiles."""
+    in_ch, out_ch, out_size = 2, 3, 4  # 3x3 kernel, stride 1, padding 1: input 4 x 4
+    tiles_h = out_size // 2
+    tiles = [(ty, tx) for tx in range(tiles_h) for ty in range(tiles_h)]  # t = ty + tx*tiles_h
+    letters = "ab"
+    shades = [(BLUE, BLUE_D), ("#b9d3ee", BLUE_D)]  # input channel a, b (as in im2col_groups)
+    dark_green = "#b7dfb0"
+    e_pick = 5  # the element the middle row follows: e = 4i + j, i = 1, j = 1
+    svg = Svg(940, 792, "Winograd F(2x2, 3x3) as 16 GEMMs")
+    svg.text(470, 24, "Winograd F(2x2, 3x3) as 16 GEMMs: C_in = 2, C_out = 3, 3x3 kernels, "
+             "padding 1, a 4 x 4 output = 4 tiles", 15, bold=True)
+    svg.text(470, 44, "WinogradMultiplyInto (kuiper/src/layer/winograd.cpp): "
+             "Y = A^T [ sum over c of (G g G^T) .* (B^T d B) ] A, for each 2 x 2 tile "
+             "and output channel", 12)
+
+    def grid(x0, y0, rows, cols, cw, ch, label, fill, stroke, size=10, bold=None):
+        """A rows x cols grid. label(r, q) is a cell's text; fill is a colour (with stroke) or
+        fill(r, q) gives (fill, stroke) per cell; cells where bold(r, q) are outlined."""
+        for r in range(rows):
+            for q in range(cols):
+                colours = fill(r, q) if callable(fill) else (fill, stroke)
+                svg.rect(x0 + q * cw, y0 + r * ch, cw, ch, *colours)
+                svg.text(x0 + q * cw + cw / 2, y0 + r * ch + ch / 2 + size * 0.35, label(r, q),
+                         size, mono=True)
+        if bold:
+            for r in range(rows):
+                for q in range(cols):
+                    if bold(r, q):
+                        svg.rect(x0 + q * cw, y0 + r * ch, cw, ch, "none", INK, 2.5)
+
+    def arrow(x1, x2, y, label):
+        svg.line(x1, y, x2, y, arrow=True)
+        svg.text((x1 + x2) / 2, y - 8, label, 11, mono=True)
+
+    # (1) The two transforms.
+    svg.text(20, 78, "(1) transforms: V = B^T d B per tile and input channel; "
+             "U = G g G^T per kernel, once when the layer is made", 13,
+             anchor="start", bold=True)
+    ix, iy, ic = 44, 118, 26  # the padded input channel a: 6 x 6, rows and cols -1..4
+    svg.text(ix + 3 * ic, iy - 10, "input channel a, padded", 11, bold=True)
+    for r in range(6):
+        for q in range(6):
+            inside = 1 <= r <= 4 and 1 <= q <= 4
+            if inside:
+                svg.rect(ix + q * ic, iy + r * ic, ic, ic, *shades[0])
+                svg.text(ix + q * ic + ic / 2, iy + r * ic + 17, f"a{r - 1}{q - 1}", 9, mono=True)
+            else:
+                svg.rect(ix + q * ic, iy + r * ic, ic, ic, "#ffffff", GREY_D, dash="2,2")
+                svg.text(ix + q * ic + ic / 2, iy + r * ic + 17, "0", 9, mono=True, fill=GREY_D)
+    svg.rect(ix, iy, 4 * ic, 4 * ic, "none", INK, 2.5)  # tile t0's patch: rows, cols -1..2
+    svg.text(ix + 3 * ic, iy + 6 * ic + 16, "d = tile t0's 4 x 4 patch (outlined);", 10,
+             fill=GREY_D)
+    svg.text(ix + 3 * ic, iy + 6 * ic + 29, "tile (ty, tx) starts at (2ty - 1, 2tx - 1)", 10,
+             fill=GREY_D)
+    vx, vy, ec, er = 282, 140, 44, 26  # the 4 x 4 transformed tiles
+    arrow(ix + 6 * ic + 8, vx - 8, vy + 2 * er, "B^T d B")
+    svg.text(vx + 2 * ec, vy - 10, "V: v_e(t0, a), e = 4i + j", 11, bold=True)
+    grid(vx, vy, 4, 4, ec, er, lambda r, q: f"v{4 * r + q}", *shades[0],
+         bold=lambda r, q: 4 * r + q == e_pick)
+    svg.text(vx + 2 * ec, vy + 4 * er + 16, "16 values, one per element e;", 10, fill=GREY_D)
+    svg.text(vx + 2 * ec, vy + 4 * er + 29, "every tile and channel likewise", 10, fill=GREY_D)
+
+    gx, gy, gc = 528, 153, 40  # kernel (out 0, channel a), 3 x 3
+    svg.text(gx + 1.5 * gc, gy - 23, "kernel g of out 0,", 11, bold=True)
+    svg.text(gx + 1.5 * gc, gy - 10, "channel a", 11, bold=True)
+    grid(gx, gy, 3, 3, gc, er, lambda r, q: f"w0a{r}{q}", shades[0][0], GREY_D)
+    ux = 722
+    arrow(gx + 3 * gc + 8, ux - 8, vy + 2 * er, "G g G^T")
+    svg.text(ux + 2 * ec, vy - 10, "U: u_e(a, 0)", 11, bold=True)
+    grid(ux, vy, 4, 4, ec, er, lambda r, q: f"u{4 * r + q}", shades[0][0], GREY_D,
+         bold=lambda r, q: 4 * r + q == e_pick)
+    svg.text(ux + 2 * ec, vy + 4 * er + 16, "for each of the C_in x C_out kernels;", 10,
+             fill=GREY_D)
+    svg.text(ux + 2 * ec, vy + 4 * er + 29, "the layer keeps U (WinogradKernels)", 10,
+             fill=GREY_D)
+
+    # (2) One GEMM per element.
+    y2 = 326
+    svg.text(20, y2, f"(2) for each element e, one GEMM over all tiles and channels: "
+             f"M_e = V_e U_e (here e = {e_pick}: i = 1, j = 1)", 13, anchor="start", bold=True)
+    my, mh = y2 + 56, 26
+    layers, step = 3, 5  # the other elements' matrices, drawn behind
+
+    def stack(x, y, w, h):
+        for s in range(layers, 0, -1):
+            svg.rect(x + s * step, y - s * step, w, h, "#ffffff", GREY_D, dash="3,2")
+
+    # V_e: tiles x C_in.
+    vw = 66
+    stack(110, my, in_ch * vw, len(tiles) * mh)
+    for c in range(in_ch):
+        svg.text(110 + c * vw + vw / 2, my - 8 - layers * step, f"channel {letters[c]}", 10,
+                 bold=True)
+    for t, (ty, tx) in enumerate(tiles):
+        svg.text(104, my + t * mh + 17, f"t{t} ({ty},{tx})", 10, anchor="end", mono=True)
+    grid(110, my, len(tiles), in_ch, vw, mh,
+         lambda t, c: f"v{e_pick}(t{t},{letters[c]})", lambda t, c: shades[c], None,
+         bold=lambda t, c: t == 0 and c == 0)
+    svg.text(110 + vw, my + len(tiles) * mh + 18, f"V_{e_pick}: tiles x C_in = "
+             f"{len(tiles)} x {in_ch}", 11, bold=True)
+    svg.text(110 + vw, my + len(tiles) * mh + 32, "(rows: tile t (ty,tx), t = ty + tx*tiles_h)",
+             10, fill=GREY_D)
+    # x U_e: C_in x C_out.
+    svg.text(268, my + 2 * mh + 6, "x", 18, bold=True)
+    ux2, uw, uy = 300, 62, my + mh
+    stack(ux2, uy, out_ch * uw, in_ch * mh)
+    for o in range(out_ch):
+        svg.text(ux2 + o * uw + uw / 2, uy - 8 - layers * step, f"out {o}", 10, bold=True)
+    for c in range(in_ch):
+        svg.text(ux2 - 6, uy + c * mh + 17, letters[c], 10, anchor="end", mono=True)
+    grid(ux2, uy, in_ch, out_ch, uw, mh, lambda c, o: f"u{e_pick}({letters[c]},{o})",
+         lambda c, o: (shades[c][0], GREY_D), None, bold=lambda c, o: c == 0 and o == 0)
+    svg.text(ux2 + 1.5 * uw, my + len(tiles) * mh + 18, f"U_{e_pick}: C_in x C_out = "
+             f"{in_ch} x {out_ch}", 11, bold=True)
+    # = M_e: tiles x C_out.
+    svg.text(516, my + 2 * mh + 6, "=", 18, bold=True)
+    mx, mw = 546, 66
+    stack(mx, my, out_ch * mw, len(tiles) * mh)
+    for o in range(out_ch):
+        svg.text(mx + o * mw + mw / 2, my - 8 - layers * step, f"out {o}", 10, bold=True)
+    grid(mx, my, len(tiles), out_ch, mw, mh, lambda t, o: f"m{e_pick}(t{t},{o})", GREEN,
+         GREEN_D, bold=lambda t, o: t == 0 and o == 0)
+    svg.text(mx + 1.5 * mw, my + len(tiles) * mh + 18, f"M_{e_pick}: tiles x C_out = "
+             f"{len(tiles)} x {out_ch}", 11, bold=True)
+    svg.text(mx + 1.5 * mw, my + len(tiles) * mh + 32, "m(t,o) = sum over c of v(t,c) u(c,o)",
+             10, fill=GREY_D)
+    sx = 800
+    svg.text(sx + 50, my + 22, "x 16", 22, bold=True)
+    svg.text(sx + 50, my + 44, "one GEMM per", 11)
+    svg.text(sx + 50, my + 58, "element e = 0..15", 11)
+    svg.text(sx + 50, my + 78, "(dashed: the other", 10, fill=GREY_D)
+    svg.text(sx + 50, my + 91, "15 V_e, U_e, M_e)", 10, fill=GREY_D)
+
+    # (3) The output transform.
+    y3 = 556
+    svg.text(20, y3, "(3) output transform, once per tile and output channel: "
+             "Y = A^T M A (written straight into the output)", 13, anchor="start", bold=True)
+    oy = y3 + 46
+    svg.text(110 + 2 * ec, oy - 10, "M: m_e(t0, 0), one from each M_e", 11, bold=True)
+    grid(110, oy, 4, 4, ec, er, lambda r, q: f"m{4 * r + q}", GREEN, GREEN_D,
+         bold=lambda r, q: 4 * r + q == e_pick)
+    svg.text(110 + 2 * ec, oy + 4 * er + 16, "16 values of tile t0, out 0", 10, fill=GREY_D)
+    yx, yw = 400, 66
+    arrow(110 + 4 * ec + 8, yx - 8, oy + 2 * er, "A^T M A")
+    svg.text(yx + yw, oy + er - 10, "Y: 2 x 2 outputs", 11, bold=True)
+    grid(yx, oy + er, 2, 2, yw, er, lambda r, q: f"y0({r},{q})", dark_green, GREEN_D)
+    cx, cw = 672, 56
+    arrow(yx + 2 * yw + 8, cx - 40, oy + 2 * er, "tile t0")
+    svg.text(cx + 2 * cw, oy - 10, "output channel 0 (4 x 4)", 11, bold=True)
+    grid(cx, oy, out_size, out_size, cw, er, lambda r, q: f"y0({r},{q})",
+         lambda r, q: (dark_green if r < 2 and q < 2 else GREEN, GREEN_D), None)
+    for t, (ty, tx) in enumerate(tiles):
+        svg.rect(cx + 2 * tx * cw, oy + 2 * ty * er, 2 * cw, 2 * er, "none", GREEN_D, 2.5)
+        side_x = cx - 8 if tx == 0 else cx + 4 * cw + 8
+        svg.text(side_x, oy + (2 * ty + 1) * er + 4, f"t{t}", 11, bold=True,
+                 anchor="end" if tx == 0 else "start")
+    svg.text(cx + 2 * cw, oy + 4 * er + 16, "tiles numbered column-major, like", 10,
+             fill=GREY_D)
+    svg.text(cx + 2 * cw, oy + 4 * er + 29, "the output: t = ty + tx * tiles_h", 10,
+             fill=GREY_D)
+
+    svg.text(470, 760, "per tile, input and output channel: 16 multiplications (one per element) "
+             "instead of im2col's 4 outputs x 9 taps = 36, so 4/9 of its multiply-adds;", 12)
+    svg.text(470, 778, "the transforms only add, subtract and halve. Outlined cells: one value "
+             "followed from (1) through (2) to (3).", 12)
+    return svg.render()
+
+
 # ---------------------------------------------------------------- course 7 --
 FUNCTIONS = {"add": "kAdd", "sub": "kSub", "mul": "kMul", "div": "kDiv", "pow": "kPow",
              "neg": "kNeg", "exp": "kExp", "log": "kLog", "sqrt": "kSqrt", "rsqrt": "kRsqrt",
@@ -894,6 +1063,7 @@ FIGURES = [  # (path, function, needs the kuiper CLI)
     ("course4_topo/figures/kahn_steps.svg", kahn_steps, False),
     ("course5_layers/figures/registry.svg", registry, False),
     ("course6_conv/figures/im2col_groups.svg", im2col_groups, False),
+    ("course6_conv/figures/winograd_gemms.svg", winograd_gemms, False),
     ("course7_expression/figures/expression_tree.svg", expression_tree, False),
     ("final_project/figures/resnet18_graph.svg", "models/fixtures/resnet18.pnnx.param", True),
 ]
