@@ -23,6 +23,8 @@
 //       --benchmark_report_aggregates_only=true
 //   OMP_NUM_THREADS=1 build/solutions/bin/bench_conv --benchmark_filter=resnet18
 // Threads: OMP_NUM_THREADS (OpenBLAS always runs single-threaded inside the engine).
+// Routes: KUIPER_WINOGRAD=1 times the 3x3 stride-1 shapes through the opt-in
+// Winograd route (course6_conv/README.md §7) instead of im2col.
 // The shapes: `nn.Conv2d` lines of build/models/{resnet18,yolov5s}/*.pnnx.param
 // (and YOLOv5s's Detect head, whose three 1x1 convolutions the Detect layer
 // computes with the same MultiplyInto), grouped by geometry.

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <random>
 #include <vector>
 
@@ -192,6 +193,7 @@ TEST(Winograd, RefusesAnotherGeometry) {
 }
 
 TEST(GroupKernels, TakesWinogradOnlyFor3x3StrideOneWithSixteenTo256Channels) {
+  SetWinogradAllowed(true);
   const auto route = [](uint32_t in_c, uint32_t out_c, uint32_t k, uint32_t stride,
                         uint32_t dilation) {
     ConvParams p = Params3x3(in_c, out_c, 1);
@@ -209,12 +211,20 @@ TEST(GroupKernels, TakesWinogradOnlyFor3x3StrideOneWithSixteenTo256Channels) {
   EXPECT_FALSE(route(512, 512, 3, 1, 1)) << "more than 256x256 channels";
   SetWinogradAllowed(false);
   EXPECT_FALSE(route(64, 64, 3, 1, 1)) << "SetWinogradAllowed(false)";
-  SetWinogradAllowed(true);
+}
+
+TEST(GroupKernels, Im2ColIsTheDefault) {
+  // Without KUIPER_WINOGRAD (ctest does not set it) every layer takes im2col:
+  // Winograd rounds more (see WinogradAllowed in convolution.hpp).
+  if (std::getenv("KUIPER_WINOGRAD")) GTEST_SKIP() << "KUIPER_WINOGRAD is set";
+  EXPECT_FALSE(WinogradAllowed());
 }
 
 TEST(GroupKernels, KeepsOneFormOnly) {
   const ConvParams p = Params3x3(32, 32, 1);
+  SetWinogradAllowed(true);
   const GroupKernels winograd(arma::fmat(9 * 32, 32, arma::fill::ones), p);
+  SetWinogradAllowed(false);
   ASSERT_TRUE(winograd.winograd());
   EXPECT_TRUE(winograd.matrix().is_empty()) << "the GEMM matrix is not kept beside U";
 }

@@ -170,8 +170,8 @@ void MultiplyInto(const Im2ColMatrix& a, const arma::fmat& b, float* product,
 
 namespace {
 bool winograd_allowed = [] {
-  const char* off = std::getenv("KUIPER_NO_WINOGRAD");
-  return off == nullptr || std::string_view(off) == "0";
+  const char* on = std::getenv("KUIPER_WINOGRAD");
+  return on != nullptr && std::string_view(on) != "0";
 }();
 }  // namespace
 

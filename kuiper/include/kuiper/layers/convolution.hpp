@@ -158,23 +158,28 @@ class WinogradKernels {
 void WinogradMultiplyInto(const Im2ColMatrix& a, const WinogradKernels& kernels, float* product,
                           const Epilogue& epilogue = {});
 
-// Whether layers made from now on may take the Winograd route: yes, unless
-// the environment variable KUIPER_NO_WINOGRAD is set (to anything but 0) or
-// SetWinogradAllowed(false) was called; then every layer takes im2col + GEMM
-// (for comparisons: `KUIPER_NO_WINOGRAD=1 kuiper bench ...`).
+// Whether layers made from now on may take the Winograd route: no, unless
+// the environment variable KUIPER_WINOGRAD is set (to anything but 0) or
+// SetWinogradAllowed(true) was called. It is faster (ResNet18 17.8 -> 15.0 ms
+// at 2 threads, YOLOv5s 76 -> 71) but not the default: its transformed terms
+// are larger than the outputs they cancel down to, so it rounds about twice as
+// much as im2col per layer, and YOLOv5s, whose box sizes magnify every
+// rounding, then leaves the float64 bound of the PNNX zoo's check (engine
+// 9.0e-3 from float64 against 6.2e-3 through im2col; bound 8.1e-3). ResNet18
+// stays 1.41e-6 of its largest value from PyTorch either way.
 bool WinogradAllowed();
 void SetWinogradAllowed(bool allowed);
 
 // A group's kernels in the one form the core multiplies them by, chosen when
 // the layer is made (one form only: the model's weights are most of its
-// memory): Winograd's transformed kernels for a 3x3, stride-1, undilated
-// kernel with 16 to 256 input and output channels per group, else the GEMM
-// matrix of the im2col route. Measured with bench_conv (one thread, ms per
-// layer, im2col -> Winograd): ResNet18's 64->64 at 56x56 2.0 -> 1.2,
-// 128->128 at 28x28 1.7 -> 1.1, 256->256 at 14x14 1.7 -> 1.3, but 512->512 at
-// 7x7 2.2 -> 3.0: its 16 tiles make GEMMs too thin to pay for reading the
-// transformed kernels, 16/9 of the weights (16 MB). Fewer than 16 channels:
-// the transforms cost more than the GEMMs save.
+// memory): where WinogradAllowed(), Winograd's transformed kernels for a 3x3,
+// stride-1, undilated kernel with 16 to 256 input and output channels per
+// group, else the GEMM matrix of the im2col route. Measured with bench_conv
+// (one thread, ms per layer, im2col -> Winograd): ResNet18's 64->64 at 56x56
+// 2.0 -> 1.2, 128->128 at 28x28 1.7 -> 1.1, 256->256 at 14x14 1.7 -> 1.2,
+// 512->512 at 7x7 only 2.4 -> 2.0, and its transformed kernels (16/9 of the
+// weights) would add 22 MB to ResNet18: hence 256. Below 16 channels the
+// transforms cost more than the GEMMs save.
 class GroupKernels {
  public:
   // `matrix`: (C_in/G * kh * kw) x (C_out/G), as WinogradKernels takes it.
