@@ -171,7 +171,7 @@ void MultiplyInto(const Im2ColMatrix& a, const arma::fmat& b, float* product,
 namespace {
 bool winograd_allowed = [] {
   const char* on = std::getenv("KUIPER_WINOGRAD");
-  return on != nullptr && std::string_view(on) != "0";
+  return on != nullptr && std::string_view(on) != "" && std::string_view(on) != "0";
 }();
 }  // namespace
 
