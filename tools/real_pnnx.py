@@ -1,0 +1,182 @@
+#!/usr/bin/python3
+"""Models converted by the REAL pnnx (Tencent ncnn's tools/pnnx), run by `kuiper run`.
+
+    /usr/bin/python3 tools/real_pnnx.py --pnnx /path/to/pnnx
+        [--kuiper build/solutions/bin/kuiper] [--out build/models/real_pnnx]
+        [--only NAME ...] [--table FILE]
+
+pnnx is never a dependency of the project (nothing in CMake or CI needs it):
+this script is for checking, by hand, that files written by pnnx itself run,
+not only the files our own exporter (tools/pnnx_export.py) writes in imitation.
+How to build pnnx against Debian's libtorch-dev: models/README.md, "Real pnnx".
+
+For each entry it writes <out>/<entry>/: model.pt (torch.jit.trace), the files
+pnnx writes next to it (model.pnnx.param, model.pnnx.bin, model_pnnx.py),
+input.npy, output.npy (PyTorch float32) and output_fp64.npy (the same model in
+float64), then runs `kuiper run model.pnnx.param input.npy -o out.npy` and
+compares by tools/onnx_zoo_check.py's rule: max abs diff within
+1e-5 * max(1, max|ref|) of PyTorch, or, where PyTorch's own float32 result is
+too far from float64 for that (YOLOv5s), the engine within that bound of the
+float64 output ("runs (fp64)").
+
+Entries:
+  tiny_detect        models/tiny.py's tiny_detect (three levels of Detect, 3 classes)
+                     on its committed input, plainly and (tiny_detect_moduleop) with
+                     moduleop: their pnnx files are committed as models/fixtures/
+                     tiny_detect_realpnnx{,_moduleop}.pnnx.*
+  tiny_yolo_head     models/tiny_yolo_head.py's module (one level, the split form of
+                     Ultralytics' head): models/fixtures/tiny_yolo_head_realpnnx.pnnx.*
+  yolov5s            models/yolov5s.py at 640x640 on build/models/yolov5s's input
+                     (run tools/make_models.py first), converted plainly: pnnx
+                     traces into Detect (5-D reshape, permute, slices, expressions)
+  yolov5s_moduleop   the same with moduleop=models.yolo.Detect: Detect stays one
+                     operator holding the constants its forward computes. Our Detect
+                     class lives in models.yolov5s, so it is renamed models.yolo.Detect
+                     (Ultralytics' name, the one the engine registers) before tracing
+  resnet18           models/resnet18.py (ImageNet 224x224)
+  zoo_<model>        every model of tools/export_onnx_zoo.py (its seeded weights
+                     and input), the models tools/pnnx_zoo.py runs through our exporter
+"""
+import argparse
+import copy
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, ROOT)
+
+
+def project_model(name):
+    """(model, input) of models/<name>.py, on the input make_models.py wrote."""
+    import numpy as np
+    import torch
+    from models import MODELS
+    path = os.path.join(ROOT, "build", "models", name, name + ".input.npy")
+    if not os.path.exists(path):
+        sys.exit("%s missing: run /usr/bin/python3 tools/make_models.py --only %s" % (path, name))
+    return MODELS[name].build(), torch.from_numpy(np.load(path))
+
+
+def fixture_model(name):
+    """(model, input) of a tiny model whose input is committed in models/fixtures/."""
+    import numpy as np
+    import torch
+    fixtures = os.path.join(ROOT, "models", "fixtures")
+    if name == "tiny_yolo_head":
+        from models.tiny_yolo_head import TinyYoloHead
+        torch.manual_seed(0)  # as models/tiny_yolo_head.py builds it
+        model = TinyYoloHead().eval()
+    else:
+        from models.tiny import build
+        model = build(name)
+    return model, torch.from_numpy(np.load(os.path.join(fixtures, name + ".input.npy")))
+
+
+def entries():
+    """entry -> (builder of (model, input), pnnx options)."""
+    import export_onnx_zoo
+    table = {
+        "tiny_detect": (lambda: fixture_model("tiny_detect"), {}),
+        "tiny_detect_moduleop": (lambda: fixture_model("tiny_detect"),
+                                 {"moduleop": "models.yolo.Detect"}),
+        "tiny_yolo_head": (lambda: fixture_model("tiny_yolo_head"), {}),
+        "yolov5s": (lambda: project_model("yolov5s"), {}),
+        "yolov5s_moduleop": (lambda: project_model("yolov5s"),
+                             {"moduleop": "models.yolo.Detect"}),
+        "resnet18": (lambda: project_model("resnet18"), {}),
+    }
+    for name in export_onnx_zoo.MODELS:
+        table["zoo_" + name] = (lambda name=name: export_onnx_zoo.seeded_model(name)[:2], {})
+    return table
+
+
+def convert(pnnx, name, folder):
+    """Traces the entry, runs pnnx on it, writes the reference outputs."""
+    import numpy as np
+    import torch
+    build, options = entries()[name]
+    model, x = build()
+    os.makedirs(folder, exist_ok=True)
+    renamed = []
+    if "moduleop" in options:
+        # TorchScript names a module's class by __module__ + __qualname__, and
+        # pnnx's moduleop matches that name.
+        module, _, cls = options["moduleop"].rpartition(".")
+        for m in model.modules():
+            if type(m).__name__ == cls and type(m) not in renamed:
+                renamed.append(type(m))
+        for t in renamed:
+            t.__module__ = module
+    try:
+        with torch.no_grad():
+            y = model(x)
+            y64 = copy.deepcopy(model).double()(x.double())
+            traced = torch.jit.trace(model, x)
+        traced.save(os.path.join(folder, "model.pt"))
+    finally:
+        for t in renamed:
+            t.__module__ = "models.yolov5s" if t.__name__ == "Detect" else t.__module__
+    np.save(os.path.join(folder, "input.npy"), x.numpy().astype(np.float32))
+    np.save(os.path.join(folder, "output.npy"), y.numpy().astype(np.float32))
+    np.save(os.path.join(folder, "output_fp64.npy"), y64.numpy())
+    cmd = [pnnx, "model.pt", "inputshape=[%s]" % ",".join(map(str, x.shape))]
+    cmd += ["%s=%s" % kv for kv in options.items()]
+    run = subprocess.run(cmd, cwd=folder, capture_output=True, text=True)
+    with open(os.path.join(folder, "pnnx.log"), "w") as f:
+        f.write(" ".join(cmd) + "\n" + run.stdout + run.stderr)
+    if run.returncode != 0 or not os.path.exists(os.path.join(folder, "model.pnnx.param")):
+        raise RuntimeError("pnnx failed (%s/pnnx.log)" % folder)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pnnx", required=True, help="the pnnx converter (built by hand)")
+    parser.add_argument("--kuiper", default=os.path.join(ROOT, "build", "solutions", "bin",
+                                                         "kuiper"))
+    parser.add_argument("--out", default=os.path.join(ROOT, "build", "models", "real_pnnx"))
+    parser.add_argument("--only", nargs="*", help="entries (default: all)")
+    parser.add_argument("--table", help="write a Markdown table of the results here")
+    args = parser.parse_args()
+
+    import torch
+    import onnx_zoo_check
+    torch.set_num_threads(1)  # the machine is shared
+    table = entries()
+    names = args.only or list(table)
+    unknown = [n for n in names if n not in table]
+    if unknown:
+        parser.error("unknown entries: %s (known: %s)" % (", ".join(unknown), ", ".join(table)))
+    rows = []
+    for name in names:
+        folder = os.path.join(args.out, name)
+        try:
+            convert(os.path.abspath(args.pnnx), name, folder)
+        except RuntimeError as e:
+            rows.append((name, "pnnx fails", "-", "-", str(e)))
+            print("%-26s %s" % (name, e), flush=True)
+            continue
+        ok, diff, allowed, text = onnx_zoo_check.check(args.kuiper, folder,
+                                                        model="model.pnnx.param")
+        status = ("runs (fp64)" if text.startswith("fp64") else "runs") if ok else "FAILS"
+        shown = "-" if diff is None else "%.3g" % diff
+        limit = "-" if allowed is None else "%.3g" % allowed
+        note = text.splitlines()[-1] if text else ""
+        print("%-26s %-12s max abs diff %-9s (allowed %s) %s" % (name, status, shown, limit, note),
+              flush=True)
+        rows.append((name, status, shown, limit, note))
+    if args.table:
+        with open(args.table, "w") as f:
+            f.write("| model | status | max abs diff vs PyTorch | allowed | note |\n"
+                    "|---|---|---|---|---|\n")
+            for row in rows:
+                f.write("| %s | %s | %s | %s | %s |\n" %
+                        (row[:4] + (row[4].replace("|", "\\|")[:300],)))
+    failed = [r for r in rows if not r[1].startswith("runs")]
+    print("%d models, %d run" % (len(rows), len(rows) - len(failed)))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
