@@ -3,8 +3,9 @@
 // models/fixtures/ as *_realpnnx.pnnx.{param,bin}, run through RuntimeGraph
 // and compared with PyTorch's output of the same model on the same input
 // (the fixtures of the same model without "_realpnnx": tiny_detect.*,
-// tiny_yolo_head.*). Every other fixture was written by our own exporter,
-// which imitates pnnx; these make sure what pnnx itself writes keeps running.
+// tiny_yolo_head.*, tiny_shuffle_upsample.*; the last one's model is in
+// tools/real_pnnx.py and needs nn.ChannelShuffle and F.upsample). Every other fixture was written
+// by our own exporter, which imitates pnnx; these make sure what pnnx itself writes keeps running.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -60,7 +61,8 @@ INSTANTIATE_TEST_SUITE_P(
     Fixtures, RealPnnx,
     ::testing::Values(RealPnnxFixture{"tiny_detect_realpnnx", "tiny_detect"},
                       RealPnnxFixture{"tiny_detect_realpnnx_moduleop", "tiny_detect"},
-                      RealPnnxFixture{"tiny_yolo_head_realpnnx", "tiny_yolo_head"}),
+                      RealPnnxFixture{"tiny_yolo_head_realpnnx", "tiny_yolo_head"},
+                      RealPnnxFixture{"tiny_shuffle_upsample_realpnnx", "tiny_shuffle_upsample"}),
     [](const ::testing::TestParamInfo<RealPnnxFixture>& info) { return info.param.file; });
 
 }  // namespace
