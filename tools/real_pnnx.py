@@ -24,6 +24,10 @@ Entries:
                      on its committed input, plainly and (tiny_detect_moduleop) with
                      moduleop: their pnnx files are committed as models/fixtures/
                      tiny_detect_realpnnx{,_moduleop}.pnnx.*
+  tiny_detect_ultralytics  tiny_detect with its head written as Ultralytics' Detect
+                     (ultralytics_detect below), plainly and (..._moduleop) with moduleop:
+                     the numbered pnnx_0x constants of the moduleop form:
+                     models/fixtures/tiny_detect_realpnnx_ultralytics_moduleop.pnnx.*
   tiny_yolo_head     models/tiny_yolo_head.py's module (one level, the split form of
                      Ultralytics' head): models/fixtures/tiny_yolo_head_realpnnx.pnnx.*
   tiny_shuffle_upsample  a conv, a channel shuffle and a bilinear interpolate
@@ -91,6 +95,51 @@ class TinyShuffleUpsample:
         return Net().eval()
 
 
+def ultralytics_detect(ours):
+    """Built on demand (imports torch): a Detect written as Ultralytics' YOLOv5
+    (v6.1+) writes it, holding the weights of `ours` (models/yolov5s.py's
+    Detect). Its forward keeps per-level grids and anchor grids built from
+    the anchors buffer, which is in grid units (pixels / stride), and a stride
+    tensor: with moduleop, pnnx captures these as the numbered pnnx_0x
+    constants that kuiper/src/layer/yolo_detect.cpp recognises by content."""
+    import torch
+    from torch import nn
+
+    class Detect(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.nc, self.no, self.nl, self.na = ours.nc, ours.no, ours.nl, ours.na
+            self.m = ours.m
+            self.stride = ours.strides.clone()
+            self.register_buffer("anchors", ours.anchors / self.stride.view(-1, 1, 1))
+            self.grid = [torch.empty(0)] * self.nl
+            self.anchor_grid = [torch.empty(0)] * self.nl
+
+        def make_grid(self, nx, ny, i):
+            shape = (1, self.na, ny, nx, 2)
+            yv, xv = torch.meshgrid(torch.arange(ny, dtype=torch.float32),
+                                    torch.arange(nx, dtype=torch.float32), indexing="ij")
+            grid = torch.stack((xv, yv), 2).expand(shape) - 0.5
+            anchor_grid = (self.anchors[i] * self.stride[i]).view(1, self.na, 1, 1, 2).expand(shape)
+            return grid, anchor_grid
+
+        def forward(self, xs):
+            z = []
+            for i in range(self.nl):
+                x = self.m[i](xs[i])
+                bs, _, ny, nx = x.shape
+                x = x.view(bs, self.na, self.no, ny, nx).permute(0, 1, 3, 4, 2).contiguous()
+                if self.grid[i].shape[2:4] != x.shape[2:4]:
+                    self.grid[i], self.anchor_grid[i] = self.make_grid(nx, ny, i)
+                xy, wh, conf = x.sigmoid().split((2, 2, self.nc + 1), 4)
+                xy = (xy * 2 + self.grid[i]) * self.stride[i]
+                wh = (wh * 2) ** 2 * self.anchor_grid[i]
+                z.append(torch.cat((xy, wh, conf), 4).view(bs, self.na * nx * ny, self.no))
+            return torch.cat(z, 1)
+
+    return Detect()
+
+
 def fixture_model(name):
     """(model, input) of a tiny model whose input is committed in models/fixtures/."""
     import numpy as np
@@ -110,6 +159,11 @@ def fixture_model(name):
         from models.tiny_yolo_head import TinyYoloHead
         torch.manual_seed(0)  # as models/tiny_yolo_head.py builds it
         model = TinyYoloHead().eval()
+    elif name == "tiny_detect_ultralytics":  # tiny_detect, its head as Ultralytics writes it
+        from models.tiny import build
+        model = build("tiny_detect")
+        model.detect = ultralytics_detect(model.detect).eval()
+        name = "tiny_detect"
     else:
         from models.tiny import build
         model = build(name)
@@ -123,6 +177,9 @@ def entries():
         "tiny_detect": (lambda: fixture_model("tiny_detect"), {}),
         "tiny_detect_moduleop": (lambda: fixture_model("tiny_detect"),
                                  {"moduleop": "models.yolo.Detect"}),
+        "tiny_detect_ultralytics": (lambda: fixture_model("tiny_detect_ultralytics"), {}),
+        "tiny_detect_ultralytics_moduleop": (lambda: fixture_model("tiny_detect_ultralytics"),
+                                             {"moduleop": "models.yolo.Detect"}),
         "tiny_yolo_head": (lambda: fixture_model("tiny_yolo_head"), {}),
         "tiny_shuffle_upsample": (lambda: fixture_model("tiny_shuffle_upsample"), {}),
         "yolov5s": (lambda: project_model("yolov5s"), {}),
