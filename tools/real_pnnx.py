@@ -42,6 +42,9 @@ Entries:
                      operator holding the constants its forward computes. Our Detect
                      class lives in models.yolov5s, so it is renamed models.yolo.Detect
                      (Ultralytics' name, the one the engine registers) before tracing
+  yolov5s_ultralytics  the same YOLOv5s with its head as Ultralytics writes it
+                     (ultralytics_detect below): the graph of issue 16 (tensor_split,
+                     pnnx.Attribute grids), and with moduleop (..._moduleop) pnnx_00..06
   resnet18           models/resnet18.py (ImageNet 224x224)
   zoo_<model>        every model of tools/export_onnx_zoo.py (its seeded weights
                      and input), the models tools/pnnx_zoo.py runs through our exporter
@@ -57,15 +60,19 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, ROOT)
 
 
-def project_model(name):
-    """(model, input) of models/<name>.py, on the input make_models.py wrote."""
+def project_model(name, ultralytics=False):
+    """(model, input) of models/<name>.py, on the input make_models.py wrote;
+    YOLOv5s's head as Ultralytics writes it if `ultralytics`."""
     import numpy as np
     import torch
     from models import MODELS
     path = os.path.join(ROOT, "build", "models", name, name + ".input.npy")
     if not os.path.exists(path):
         sys.exit("%s missing: run /usr/bin/python3 tools/make_models.py --only %s" % (path, name))
-    return MODELS[name].build(), torch.from_numpy(np.load(path))
+    model = MODELS[name].build()
+    if ultralytics:
+        model.model[24] = ultralytics_detect(model.model[24]).eval()
+    return model, torch.from_numpy(np.load(path))
 
 
 class TinyShuffleUpsample:
@@ -185,6 +192,9 @@ def entries():
         "yolov5s": (lambda: project_model("yolov5s"), {}),
         "yolov5s_moduleop": (lambda: project_model("yolov5s"),
                              {"moduleop": "models.yolo.Detect"}),
+        "yolov5s_ultralytics": (lambda: project_model("yolov5s", True), {}),
+        "yolov5s_ultralytics_moduleop": (lambda: project_model("yolov5s", True),
+                                         {"moduleop": "models.yolo.Detect"}),
         "resnet18": (lambda: project_model("resnet18"), {}),
     }
     for name in export_onnx_zoo.MODELS:
@@ -196,7 +206,8 @@ def entries():
 # instead: every float32 run of the 640x640 YOLOv5s is 0.06-0.16 from float64
 # (models/README.md, "How close is close"), so the engine must be within
 # 1e-4 * max|ref| of the float64 output.
-FP64_RULE = ("yolov5s", "yolov5s_moduleop")
+FP64_RULE = ("yolov5s", "yolov5s_moduleop", "yolov5s_ultralytics",
+             "yolov5s_ultralytics_moduleop")
 
 
 def check_fp64_rule(kuiper, folder):
