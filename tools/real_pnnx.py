@@ -238,7 +238,7 @@ def convert(pnnx, name, folder):
     build, options = entries()[name]
     model, x = build()
     os.makedirs(folder, exist_ok=True)
-    renamed = []
+    renamed, originals = [], {}
     if "moduleop" in options:
         # TorchScript names a module's class by __module__ + __qualname__, and
         # pnnx's moduleop matches that name.
@@ -246,6 +246,7 @@ def convert(pnnx, name, folder):
         for m in model.modules():
             if type(m).__name__ == cls and type(m) not in renamed:
                 renamed.append(type(m))
+        originals = {t: t.__module__ for t in renamed}
         for t in renamed:
             t.__module__ = module
     try:
@@ -256,7 +257,7 @@ def convert(pnnx, name, folder):
         traced.save(os.path.join(folder, "model.pt"))
     finally:
         for t in renamed:
-            t.__module__ = "models.yolov5s" if t.__name__ == "Detect" else t.__module__
+            t.__module__ = originals[t]
     np.save(os.path.join(folder, "input.npy"), x.numpy().astype(np.float32))
     np.save(os.path.join(folder, "output.npy"), y.numpy().astype(np.float32))
     np.save(os.path.join(folder, "output_fp64.npy"), y64.numpy())
