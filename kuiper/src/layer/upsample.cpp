@@ -131,7 +131,11 @@ std::unique_ptr<Layer> CreateUpsample(const RuntimeOperator& op) {
                                          recompute);
 }
 
-LayerRegistererWrapper kUpsampleRegistration({"nn.Upsample", "F.interpolate"}, CreateUpsample);
+// F.upsample: F.interpolate's deprecated name, same arguments. The real pnnx
+// (on libtorch 1.13) writes it for a traced F.interpolate(scale_factor=...,
+// mode="bilinear"), e.g. tools/export_onnx_zoo.py's UNet.
+LayerRegistererWrapper kUpsampleRegistration({"nn.Upsample", "F.interpolate", "F.upsample"},
+                                             CreateUpsample);
 
 }  // namespace
 }  // namespace kuiper

@@ -9,8 +9,11 @@
 //
 // Two forms of the operator are read. Ours (tools/pnnx_export.py): params nc,
 // na; attributes anchors (levels, na, 2), strides (levels), m.{i}.weight,
-// m.{i}.bias. The real pnnx's, converting with moduleop=models.yolo.Detect: no
-// params, the same m.{i}.weight/bias, and the constants Ultralytics' Detect
+// m.{i}.bias. The real pnnx converting OUR Detect with moduleop writes the same
+// attributes without the params (nc and na then come from the shapes). The
+// real pnnx's form of Ultralytics' Detect, converting with
+// moduleop=models.yolo.Detect: no params, the same m.{i}.weight/bias, and the
+// constants Ultralytics' Detect
 // computes in forward captured as numbered attributes, pnnx_00..pnnx_06 (older
 // pnnx: pnnx_0..pnnx_6), whose order differs between versions. They are
 // recognised by content instead: the strides (levels values), and per level
@@ -215,9 +218,30 @@ std::unique_ptr<Layer> CreateDetect(const RuntimeOperator& op) {
   };
   int nc = 0, na = 0, levels = 0;
   std::vector<float> stride_values, anchor_values;
-  if (op.attribute.count("anchors") || op.has_param("nc")) {  // our form
-    nc = op.param<int>("nc");
-    na = op.param<int>("na");
+  // Numbered constants mean pnnx's moduleop form of Ultralytics' Detect, even
+  // when its `anchors` buffer (in grid units there, not pixels) is kept too.
+  bool numbered = false;
+  for (const auto& [key, attr] : op.attribute) numbered = numbered || key.rfind("pnnx_", 0) == 0;
+  if (!numbered && (op.attribute.count("anchors") || op.has_param("nc"))) {  // our Detect
+    // Our exporter writes nc and na. The real pnnx, converting our Detect
+    // with moduleop=models.yolo.Detect, keeps only the module's weights and
+    // buffers (anchors in pixels, strides): na and nc then follow from the
+    // shapes of anchors (levels, na, 2) and m.0.weight (na * (nc + 5), C, 1, 1).
+    if (op.has_param("nc") || op.has_param("na")) {
+      nc = op.param<int>("nc");
+      na = op.param<int>("na");
+    } else {
+      const std::vector<int>& a = op.attr("anchors").shape;
+      const std::vector<int>& w = op.attr("m.0.weight").shape;
+      if (a.size() != 3 || a[1] <= 0 || w.empty() || w[0] % a[1] != 0 || w[0] / a[1] <= 5) {
+        throw fail(fmt::format(
+            "has no nc/na params, and anchors ({}) with m.0.weight ({}) do not give them: "
+            "expected (levels,na,2) and (na*(nc+5),C,1,1)",
+            fmt::join(a, ","), fmt::join(w, ",")));
+      }
+      na = a[1];
+      nc = w[0] / na - 5;
+    }
     if (nc <= 0 || na <= 0) throw fail(fmt::format("nc={} and na={} must be positive", nc, na));
     const RuntimeAttribute& strides = op.attr("strides");
     if (strides.shape.size() != 1 || strides.shape[0] <= 0) {

@@ -222,5 +222,29 @@ TEST(Detect, PnnxModuleOpConstantOfAnotherKindIsRejectedNamingIt) {
   }
 }
 
+// The real pnnx converting our own Detect with moduleop=models.yolo.Detect
+// keeps the module's weights and buffers (anchors, strides) but writes no
+// params: nc and na come from the shapes of anchors and m.0.weight.
+TEST(Detect, OurFormWithoutParamsTakesNcAndNaFromTheShapes) {
+  std::vector<float> weight(12), bias(12);
+  for (int k = 0; k < 12; ++k) weight[k] = 0.25f * (k % 5) - 0.5f, bias[k] = 0.1f * k - 0.6f;
+  const RuntimeOperator ours = DetectOp(2, 1, weight, bias, {10, 13, 30, 61}, 16);
+  RuntimeOperator op = DetectOp(2, 1, weight, bias, {10, 13, 30, 61}, 16);
+  op.params.clear();
+  op.attribute["anchors"] = Attr({1, 2, 2}, {10, 13, 30, 61});  // (levels, na, 2)
+  EXPECT_EQ(RunDetect(op, 1, 2, 3), RunDetect(ours, 1, 2, 3));
+}
+
+// Ultralytics' Detect has an `anchors` buffer too (in grid units, not pixels);
+// with moduleop pnnx writes it beside the numbered constants, which decide.
+TEST(Detect, NumberedConstantsWinOverAnAnchorsBufferInGridUnits) {
+  std::vector<float> weight(12), bias(12);
+  for (int k = 0; k < 12; ++k) weight[k] = 0.25f * (k % 5) - 0.5f, bias[k] = 0.1f * k - 0.6f;
+  const RuntimeOperator ours = DetectOp(2, 1, weight, bias, {10, 13, 30, 61}, 16);
+  RuntimeOperator op = ModuleOpDetectOp(ours, 2, 2, 3);
+  op.attribute["anchors"] = Attr({1, 2, 2}, {10.f / 16, 13.f / 16, 30.f / 16, 61.f / 16});
+  EXPECT_EQ(RunDetect(op, 1, 2, 3), RunDetect(ours, 1, 2, 3));
+}
+
 }  // namespace
 }  // namespace kuiper
