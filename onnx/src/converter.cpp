@@ -351,6 +351,10 @@ const std::map<std::string, Converter::NodeConverter>& Converter::Table() {
       {"Cast", &Converter::ConvertElementwise},
       {"CastLike", &Converter::ConvertElementwise},
       {"Dropout", &Converter::ConvertDropout},
+      // ---- constant generators (constant_generators.cpp): folded, else an error ----
+      {"Range", &Converter::ConvertGenerator},
+      {"ConstantOfShape", &Converter::ConvertGenerator},
+      {"Shape", &Converter::ConvertShape},
   };
   return table;
 }
@@ -640,9 +644,13 @@ pnnx::Graph Converter::Run() {
                       info.name()));
     }
   }
+  // Every value known at load time (no graph input, or each one bound): the
+  // graph is one item of constants, and what is not folded already the
+  // engine computes from pnnx.Attribute operands at batch 1; a graph output
+  // that is a constant is a pnnx.Attribute read by pnnx.Output.
   if (std::all_of(model_.graph().input().begin(), model_.graph().input().end(),
                   [&](const auto& info) { return constants_.count(info.name()) != 0; })) {
-    throw ConversionError("the graph has no input; the engine takes its batch from the inputs");
+    return Convert(/*batch_mode=*/false, 1);
   }
   int64_t batch = 1;
   if (BatchModeFits(batch)) {
@@ -761,17 +769,34 @@ pnnx::Graph Converter::Convert(bool batch_mode, int64_t batch) {
     if (shapes_.count(info.name())) DeclareUnbatched(operand, shapes_.at(info.name()));
     Emit("pnnx.Output", fmt::format("pnnx_output_{}", output_index++), {operand}, -1);
   }
+  // A graph input that only folded nodes read (Shape of it, a graph output
+  // computed from its shape alone) would be a pnnx.Input nobody reads, which
+  // the engine refuses: its value is asked for and bound, as for an operator
+  // that needs a constant (NeedsConstantError), and the folding then reads
+  // the shape of the value given.
+  const std::vector<bool> live = Live();
+  for (const auto& info : graph.input()) {
+    if (constants_.count(info.name())) continue;
+    const std::vector<int>& readers = graph_.operands[operand_of_.at(info.name())].consumers;
+    if (std::none_of(readers.begin(), readers.end(), [&](int op) { return live[op]; })) {
+      throw NeedsConstantError(
+          fmt::format("graph input '{}' is read by no operator once the graph is folded (only "
+                      "its shape is used, fixed at load time): give its value (kuiper run: its "
+                      ".npy) to bind it",
+                      info.name()),
+          info.name());
+    }
+  }
   return Pruned();
 }
 
-// Drops operators whose result reaches no pnnx.Output (an unused constant, a
-// dead branch): the engine rejects operators whose output nobody reads.
-pnnx::Graph Converter::Pruned() const {
+// The operators whose result reaches a pnnx.Output, and the pnnx.Inputs.
+std::vector<bool> Converter::Live() const {
   std::vector<bool> live(graph_.operators.size(), false);
   std::vector<int> stack;
   for (size_t i = 0; i < graph_.operators.size(); ++i) {
     const std::string& type = graph_.operators[i].type;
-    if (type == "pnnx.Output" || type == "pnnx.Input") stack.push_back(static_cast<int>(i));
+    if (type == "pnnx.Output") stack.push_back(static_cast<int>(i));
   }
   while (!stack.empty()) {
     const int op = stack.back();
@@ -783,6 +808,16 @@ pnnx::Graph Converter::Pruned() const {
       if (producer >= 0 && !live[producer]) stack.push_back(producer);
     }
   }
+  for (size_t i = 0; i < graph_.operators.size(); ++i) {
+    if (graph_.operators[i].type == "pnnx.Input") live[i] = true;
+  }
+  return live;
+}
+
+// Drops operators whose result reaches no pnnx.Output (an unused constant, a
+// dead branch): the engine rejects operators whose output nobody reads.
+pnnx::Graph Converter::Pruned() const {
+  const std::vector<bool> live = Live();
   pnnx::Graph out;
   std::map<int, int> remap;
   const auto operand = [&](int old) {

@@ -96,6 +96,7 @@ class Converter {
   bool SingleModeFits() const;
   pnnx::Graph Convert(bool batch_mode, int64_t batch);
   pnnx::Graph Pruned() const;
+  std::vector<bool> Live() const;
 
   // ---- helpers for node converters ----
   [[noreturn]] void Fail(const onnx::NodeProto& node, const std::string& why) const;
@@ -190,6 +191,9 @@ class Converter {
   void ConvertConvTranspose(const onnx::NodeProto& node);
   void ConvertGatherElements(const onnx::NodeProto& node);
   void ConvertSize(const onnx::NodeProto& node);
+  // ---- constant generators (constant_generators.cpp): folded at load time ----
+  void ConvertGenerator(const onnx::NodeProto& node);
+  void ConvertShape(const onnx::NodeProto& node);
   // ---- lowerings (lowering.cpp) ----
   void ConvertMatMul(const onnx::NodeProto& node);
   void ConvertUpsample(const onnx::NodeProto& node);
@@ -212,6 +216,8 @@ class Converter {
   void InferFoldedShapes();
   bool FoldShapeArithmetic(const onnx::NodeProto& node);
   bool FoldFloatArithmetic(const onnx::NodeProto& node);
+  // Range and ConstantOfShape of constants (constant_generators.cpp).
+  bool FoldGenerator(const onnx::NodeProto& node);
   void FindDetectHeads();
   // x * Sigmoid(x), how torch.onnx.export writes nn.SiLU, becomes one nn.SiLU:
   // fused into the convolution before it (RuntimeGraph::FuseActivations) and
