@@ -157,8 +157,8 @@ bool ElemIsInteger(int elem_type) {
 }
 
 bool CarriedAsFloat(int elem_type) {
-  return elem_type == onnx::TensorProto::FLOAT || elem_type == onnx::TensorProto::BOOL ||
-         ElemIsInteger(elem_type);
+  return elem_type == onnx::TensorProto::FLOAT || elem_type == onnx::TensorProto::DOUBLE ||
+         elem_type == onnx::TensorProto::BOOL || ElemIsInteger(elem_type);
 }
 
 std::vector<float> ConstantAsFloats(const onnx::TensorProto& tensor) {
@@ -533,18 +533,48 @@ void Converter::CollectShapes() {
     for (const std::string& input : node.input()) used_.insert(input);
     if (node.op_type() == "Constant" && node.output_size() == 1) {
       const onnx::AttributeProto* value = FindAttribute(node, "value");
-      if (!value || !value->has_t()) {
+      const onnx::TensorProto* tensor = value && value->has_t() ? &value->t() : nullptr;
+      if (!tensor) tensor = ConstantNumbers(node);
+      if (!tensor) {
         throw ConversionError(
-            fmt::format("node '{}' (Constant): only a tensor 'value' is "
-                        "supported",
+            fmt::format("node '{}' (Constant): only a tensor 'value' or numbers (value_float, "
+                        "value_floats, value_int, value_ints) are supported",
                         NodeName(node)));
       }
-      constants_[node.output(0)] = &value->t();
-      shapes_[node.output(0)] = Shape(value->t().dims().begin(), value->t().dims().end());
-      elem_types_[node.output(0)] = value->t().data_type();
+      constants_[node.output(0)] = tensor;
+      shapes_[node.output(0)] = Shape(tensor->dims().begin(), tensor->dims().end());
+      elem_types_[node.output(0)] = tensor->data_type();
     }
   }
   for (const auto& info : graph.output()) used_.insert(info.name());
+}
+
+// A Constant given as numbers (opset 12+: value_float, value_floats,
+// value_int, value_ints) as the tensor ONNX defines it to be: a float or int64
+// scalar, or a 1-D tensor. Kept with the folded values; null for other forms.
+const onnx::TensorProto* Converter::ConstantNumbers(const onnx::NodeProto& node) {
+  if (node.attribute_size() != 1) return nullptr;
+  const onnx::AttributeProto& attr = node.attribute(0);
+  onnx::TensorProto tensor;
+  tensor.set_name(node.output(0));
+  if (attr.name() == "value_float") {
+    tensor.set_data_type(onnx::TensorProto::FLOAT);
+    tensor.add_float_data(attr.f());
+  } else if (attr.name() == "value_int") {
+    tensor.set_data_type(onnx::TensorProto::INT64);
+    tensor.add_int64_data(attr.i());
+  } else if (attr.name() == "value_floats") {
+    tensor.set_data_type(onnx::TensorProto::FLOAT);
+    for (float f : attr.floats()) tensor.add_float_data(f);
+    tensor.add_dims(attr.floats_size());
+  } else if (attr.name() == "value_ints") {
+    tensor.set_data_type(onnx::TensorProto::INT64);
+    for (int64_t i : attr.ints()) tensor.add_int64_data(i);
+    tensor.add_dims(attr.ints_size());
+  } else {
+    return nullptr;
+  }
+  return &folded_.emplace_back(std::move(tensor));
 }
 
 // ONNX's shape inference cannot see through shape arithmetic (Shape -> Gather
@@ -567,6 +597,17 @@ void Converter::InferFoldedShapes() {
     *kept.Add() = node;
   }
   graph.mutable_node()->Swap(&kept);
+  // The first inference wrote a symbolic dim ("unk__0") where it could not
+  // know one, and ONNX keeps a declared symbol over the value it infers: such
+  // value_info goes, so that the folded values decide.
+  google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> known;
+  for (const onnx::ValueInfoProto& info : graph.value_info()) {
+    if (folded.count(info.name()) || !info.type().has_tensor_type()) continue;
+    const auto& dims = info.type().tensor_type().shape().dim();
+    if (std::all_of(dims.begin(), dims.end(), [](const auto& d) { return d.has_dim_value(); }))
+      *known.Add() = info;
+  }
+  graph.mutable_value_info()->Swap(&known);
   try {
     PrepareConvPoolInference(graph);
     onnx::shape_inference::InferShapes(copy);
@@ -726,7 +767,7 @@ pnnx::Graph Converter::Convert(bool batch_mode, int64_t batch) {
     if (!CarriedAsFloat(elem_types_[info.name()])) {
       throw ConversionError(
           fmt::format("graph input '{}' is of ONNX type {}; the engine computes in float32 and "
-                      "carries integer and bool types as float32, not this one",
+                      "carries float64, integer and bool types as float32, not this one",
                       info.name(), elem_types_[info.name()]));
     }
     const Shape& shape = shapes_.at(info.name());
@@ -897,7 +938,44 @@ const onnx::TensorProto& Converter::RequireConstant(const onnx::NodeProto& node,
           name);
     }
   }
+  if (HasInput(node, input)) {
+    // A value computed from graph inputs alone (HannWindow's expansion:
+    // Cast(size) -> Sub -> Range's limit) folds once they are bound: the
+    // first unbound one is asked for.
+    const std::string from = GraphInputBehind(node.input(input));
+    if (!from.empty()) {
+      throw NeedsConstantError(
+          fmt::format("node '{}' ({}): input {} must be a constant (an initializer or a Constant "
+                      "node); it is computed from graph input '{}', which the engine needs at "
+                      "load time: give its value (kuiper run: its .npy) to bind it",
+                      NodeName(node), node.op_type(), input, from),
+          from);
+    }
+  }
   Fail(node, fmt::format("input {} must be a constant (an initializer or a Constant node)", input));
+}
+
+std::string Converter::GraphInputBehind(const std::string& value) const {
+  std::map<std::string, const onnx::NodeProto*> producer;
+  for (const onnx::NodeProto& node : model_.graph().node()) {
+    for (const std::string& output : node.output()) producer[output] = &node;
+  }
+  std::set<std::string> runtime_inputs;
+  for (const onnx::ValueInfoProto& info : model_.graph().input()) {
+    if (!constants_.count(info.name())) runtime_inputs.insert(info.name());
+  }
+  std::set<std::string> seen;
+  std::vector<std::string> stack = {value};
+  while (!stack.empty()) {
+    const std::string v = stack.back();
+    stack.pop_back();
+    if (v.empty() || !seen.insert(v).second || constants_.count(v)) continue;
+    if (runtime_inputs.count(v)) return v;
+    const auto it = producer.find(v);
+    if (it == producer.end()) continue;
+    for (const std::string& in : it->second->input()) stack.push_back(in);
+  }
+  return "";
 }
 
 std::vector<int> Converter::EngineShape(const Shape& shape) const {
@@ -942,7 +1020,7 @@ int Converter::Output(const onnx::NodeProto& node, int output) {
   const auto type = elem_types_.find(name);
   if (type != elem_types_.end() && !CarriedAsFloat(type->second)) {
     Fail(node, fmt::format("output '{}' is of ONNX type {}; the engine computes in float32 and "
-                           "carries integer and bool types as float32, not this one",
+                           "carries float64, integer and bool types as float32, not this one",
                            name, type->second));
   }
   const int operand = NewOperand(name, EngineShape(ShapeOf(node, name)));
@@ -996,7 +1074,7 @@ int Converter::Input(const onnx::NodeProto& node, int input) {
   }
   if (!CarriedAsFloat(tensor->data_type())) {
     Fail(node, fmt::format("constant '{}' is of ONNX type {}; the engine computes in float32 and "
-                           "carries integer and bool types as float32, not this one",
+                           "carries float64, integer and bool types as float32, not this one",
                            name, tensor->data_type()));
   }
   if (shape.empty()) shape = {1};

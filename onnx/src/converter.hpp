@@ -41,8 +41,10 @@ class NeedsConstantError : public ConversionError {
 
 // The ONNX integer element types (signed and unsigned, 8 to 64 bits).
 bool ElemIsInteger(int elem_type);
-// The ONNX element types the engine carries as float32: float itself, and
-// the integer and bool types, whose values are exact in float32 up to 2^24.
+// The ONNX element types the engine carries as float32: float itself, the
+// integer and bool types, whose values are exact in float32 up to 2^24, and
+// float64, rounded to float32 (the engine computes in float32: a float64
+// model's results are float32-accurate, about 6e-8 relative per operation).
 bool CarriedAsFloat(int elem_type);
 // The values of a float, integer or bool constant as float32; an integer
 // beyond +-2^24 stops the conversion naming the tensor.
@@ -86,6 +88,7 @@ class Converter {
  private:
   void CheckSupported() const;
   void CollectShapes();
+  const onnx::TensorProto* ConstantNumbers(const onnx::NodeProto& node);
   // A graph input whose dimension 0 is symbolic (dim_param, or no value) and
   // whose other dims are fixed gets batch 1 here, and so does every value
   // declaring the same symbol, before shape inference: in batch mode the
@@ -106,6 +109,8 @@ class Converter {
   const onnx::TensorProto* Constant(const std::string& value) const;
   const onnx::TensorProto& RequireConstant(const onnx::NodeProto& node, int input) const;
   bool HasInput(const onnx::NodeProto& node, int input) const;
+  // A graph input (not bound) that computed `value` depends on, or "".
+  std::string GraphInputBehind(const std::string& value) const;
   // The engine shape of an ONNX shape: itself in batch mode, (1, shape...) otherwise.
   std::vector<int> EngineShape(const Shape& shape) const;
   // An engine dimension (batch counted as 0) for ONNX `axis` of a rank-`rank` value.
