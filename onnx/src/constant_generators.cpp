@@ -73,8 +73,7 @@ bool Converter::FoldGenerator(const onnx::NodeProto& node) {
     const GeneratorNumber limit = GeneratorScalar(*tensors[1], "limit", fail);
     const GeneratorNumber delta = GeneratorScalar(*tensors[2], "delta", fail);
     if (delta.value == 0) Fail(node, "delta is 0");
-    if (!std::isfinite(start.value) || !std::isfinite(limit.value) ||
-        !std::isfinite(delta.value)) {
+    if (!std::isfinite(start.value) || !std::isfinite(limit.value) || !std::isfinite(delta.value)) {
       Fail(node, "start, limit and delta must be finite");
     }
     // ONNX: max(ceil((limit - start) / delta), 0) elements, start + i * delta.
@@ -95,7 +94,8 @@ bool Converter::FoldGenerator(const onnx::NodeProto& node) {
                              start.value, limit.value, delta.value));
     }
     if (elements > static_cast<double>(std::numeric_limits<int32_t>::max())) {
-      Fail(node, fmt::format("the range holds {} elements, more than the engine indexes", elements));
+      Fail(node,
+           fmt::format("the range holds {} elements, more than the engine indexes", elements));
     }
     count = static_cast<int64_t>(elements);
     CheckMemory(SaturatingMultiply(count, kGeneratorBytesPerElement),
@@ -104,7 +104,8 @@ bool Converter::FoldGenerator(const onnx::NodeProto& node) {
       folded.set_data_type(onnx::TensorProto::FLOAT);
       // As NumPy's arange (ONNX's reference): start + i * delta.
       for (int64_t i = 0; i < count; ++i) {
-        folded.add_float_data(static_cast<float>(start.value + static_cast<double>(i) * delta.value));
+        folded.add_float_data(
+            static_cast<float>(start.value + static_cast<double>(i) * delta.value));
       }
     } else {
       folded.set_data_type(onnx::TensorProto::INT64);
@@ -125,9 +126,9 @@ bool Converter::FoldGenerator(const onnx::NodeProto& node) {
       }
       count = static_cast<int64_t>(SaturatingMultiply(count, d));
     }
-    CheckMemory(SaturatingMultiply(count, kGeneratorBytesPerElement),
-                fmt::format("node '{}' (ConstantOfShape) of shape {}", NodeName(node),
-                            ShapeText(shape)));
+    CheckMemory(
+        SaturatingMultiply(count, kGeneratorBytesPerElement),
+        fmt::format("node '{}' (ConstantOfShape) of shape {}", NodeName(node), ShapeText(shape)));
     const onnx::AttributeProto* value = FindAttribute(node, "value");
     GeneratorNumber fill;  // ONNX's default: a float 0
     int elem = onnx::TensorProto::FLOAT;
@@ -165,8 +166,9 @@ void Converter::ConvertGenerator(const onnx::NodeProto& node) {
     if (!HasInput(node, k) || Constant(node.input(k))) continue;
     RequireConstant(node, k);  // a graph input: bound from its value, or named
   }
-  Fail(node, "is folded at load time only, from constant inputs: the values of its inputs "
-             "decide its output's shape, which the engine fixes when it builds the graph");
+  Fail(node,
+       "is folded at load time only, from constant inputs: the values of its inputs "
+       "decide its output's shape, which the engine fixes when it builds the graph");
 }
 
 // Shape that FoldShapeArithmetic could not fold: its input's shape is known

@@ -1077,6 +1077,11 @@ int Converter::Input(const onnx::NodeProto& node, int input) {
                            "carries float64, integer and bool types as float32, not this one",
                            name, tensor->data_type()));
   }
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) {
+    Fail(node, fmt::format("constant '{}' of shape {} holds no values; engine tensors are never "
+                           "empty",
+                           name, ShapeText(Shape(tensor->dims().begin(), tensor->dims().end()))));
+  }
   if (shape.empty()) shape = {1};
   const std::string key = name + "@" + ShapeText(shape);
   const auto cached = operand_of_.find(key);

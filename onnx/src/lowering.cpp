@@ -362,7 +362,8 @@ void Converter::ConvertSlice(const onnx::NodeProto& node) {
       end = std::clamp<int64_t>(end, -1, size - 1);
       // -step may overflow for INT64_MIN: count with the step as unsigned.
       const uint64_t back = 0 - static_cast<uint64_t>(steps[k]);
-      shape[axis] = start > end ? static_cast<int64_t>(static_cast<uint64_t>(start - end - 1) / back) + 1 : 0;
+      const uint64_t span = start > end ? static_cast<uint64_t>(start - end - 1) : 0;
+      shape[axis] = start > end ? static_cast<int64_t>(span / back) + 1 : 0;
     }
     if (shape[axis] == 0) {
       Fail(node, fmt::format("the slice of axis {} is empty (start {}, end {}, step {} on size "
