@@ -207,10 +207,12 @@ void Converter::ConvertUpsample(const onnx::NodeProto& node) {
 
 void Converter::ConvertResize(const onnx::NodeProto& node) {
   const std::string onnx_mode = AttributeString(node, "mode", "nearest");
-  if (onnx_mode != "nearest" && onnx_mode != "linear") {
-    Fail(node, fmt::format("mode={} is not supported (nearest, linear)", onnx_mode));
+  if (onnx_mode != "nearest" && onnx_mode != "linear" && onnx_mode != "cubic") {
+    Fail(node, fmt::format("mode={} is not supported (nearest, linear, cubic)", onnx_mode));
   }
-  const std::string mode = onnx_mode == "nearest" ? "nearest" : "bilinear";
+  const std::string mode = onnx_mode == "nearest"  ? "nearest"
+                           : onnx_mode == "linear" ? "bilinear"
+                                                   : "bicubic";
   const size_t rank = ShapeOf(node, node.input(0)).size();
   if (rank == 5) Fail(node, "a 5-D input (volumetric resize) is not supported");
   if (opset_ < 11) {  // Resize-10: (X, scales) with Upsample's mapping
@@ -305,6 +307,12 @@ void Converter::EmitResize(const onnx::NodeProto& node, const std::string& mode,
   op.params["nearest_mode"] = StringParam(nearest_mode);
   op.params["size"] = IntsParam({static_cast<int>(size_h), static_cast<int>(size_w)});
   op.params["scale"] = FloatsParam({scale_h, scale_w});
+  if (mode == "bicubic") {
+    const float a = FloatAttributeChecked(node, "cubic_coeff_a", -0.75f);
+    if (!std::isfinite(a)) Fail(node, "cubic_coeff_a must be finite");
+    op.params["cubic_coeff_a"] = FloatParam(a);
+    op.params["exclude_outside"] = BoolParam(AttributeInt(node, "exclude_outside", 0) != 0);
+  }
 }
 
 }  // namespace kuiper::onnx_import
