@@ -306,5 +306,57 @@ TEST(OnnxConstantNumbers, ValueFloatsIsAOneDimensionalTensor) {
             (std::vector<float>{0.5f, 0.f, 6.f, 3.5f, 3.f, 9.f}));
 }
 
+// ---- Resize, cubic mode ----
+
+// Resize of (1,1,1,4) = (1,2,4,8) by 2 along W, asymmetric: x_in = x_out / 2.
+// The cubic kernel with a = -0.75 weighs the taps floor(x)-1 .. floor(x)+2 at
+// x = 0.5 by k(1.5), k(0.5), k(0.5), k(1.5) = -0.09375, 0.59375, 0.59375,
+// -0.09375; tap -1 reads the edge pixel 1 (or, excluded, weighs 0 and the
+// other three are divided by their sum 1.09375).
+OneNodeModel LcCubicResize(bool exclude_outside) {
+  OneNodeModel m("Resize", 13);
+  m.Input("X", {1, 1, 1, 4});
+  m.node->add_input("");  // no roi
+  m.Constant(FloatTensor("scales", {4}, {1, 1, 1, 2})).Output("Y", {1, 1, 1, 8});
+  auto* mode = m.node->add_attribute();
+  mode->set_name("mode");
+  mode->set_type(onnx::AttributeProto::STRING);
+  mode->set_s("cubic");
+  auto* coordinates = m.node->add_attribute();
+  coordinates->set_name("coordinate_transformation_mode");
+  coordinates->set_type(onnx::AttributeProto::STRING);
+  coordinates->set_s("asymmetric");
+  if (exclude_outside) kuiper::testing::SetInt(m.node, "exclude_outside", 1);
+  return m;
+}
+
+TEST(OnnxResizeCubic, FourTapsWithTheEdgePixelOutside) {
+  const std::vector<float> y = RunGraph(ConvertOnnx(LcCubicResize(false).model), {{1, 2, 4, 8}});
+  ASSERT_EQ(y.size(), 8u);
+  EXPECT_NEAR(y[0], 1.f, 1e-6f) << "x = 0: the pixel itself";
+  EXPECT_NEAR(y[1], -0.09375f * 1 + 0.59375f * 1 + 0.59375f * 2 - 0.09375f * 4, 1e-6f)
+      << "x = 0.5 (1.3125); see docs/onnx.md §5";
+  EXPECT_NEAR(y[2], 2.f, 1e-6f);
+  EXPECT_NEAR(y[3], -0.09375f * 1 + 0.59375f * 2 + 0.59375f * 4 - 0.09375f * 8, 1e-6f)
+      << "x = 1.5 (2.71875)";
+}
+
+TEST(OnnxResizeCubic, ExcludeOutsideRenormalisesTheInsideTaps) {
+  const std::vector<float> y = RunGraph(ConvertOnnx(LcCubicResize(true).model), {{1, 2, 4, 8}});
+  ASSERT_EQ(y.size(), 8u);
+  EXPECT_NEAR(y[1], (0.59375f * 1 + 0.59375f * 2 - 0.09375f * 4) / 1.09375f, 1e-6f)
+      << "x = 0.5 with tap -1 excluded (9/7)";
+  EXPECT_NEAR(y[3], 2.71875f, 1e-6f) << "x = 1.5: every tap inside";
+}
+
+TEST(OnnxResizeCubic, NonFiniteCoefficientIsRefusedNamingTheNode) {
+  OneNodeModel m = LcCubicResize(false);
+  auto* a = m.node->add_attribute();
+  a->set_name("cubic_coeff_a");
+  a->set_type(onnx::AttributeProto::FLOAT);
+  a->set_f(std::numeric_limits<float>::infinity());
+  ExpectErrorNamingNode(m.model, "cubic_coeff_a must be finite");
+}
+
 }  // namespace
 }  // namespace kuiper::testing

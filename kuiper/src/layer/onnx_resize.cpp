@@ -79,11 +79,10 @@ T Lookup(const RuntimeOperator& op, const std::string& key, const std::map<std::
 }
 
 std::unique_ptr<Layer> CreateOnnxResize(const RuntimeOperator& op) {
-  const ResizeMode mode = Lookup<ResizeMode>(
-      op, "mode",
-      {{"nearest", ResizeMode::kNearest},
-       {"bilinear", ResizeMode::kBilinear},
-       {"bicubic", ResizeMode::kBicubic}});
+  const ResizeMode mode = Lookup<ResizeMode>(op, "mode",
+                                             {{"nearest", ResizeMode::kNearest},
+                                              {"bilinear", ResizeMode::kBilinear},
+                                              {"bicubic", ResizeMode::kBicubic}});
   const CoordinateMode coordinates =
       Lookup<CoordinateMode>(op, "coordinate_mode",
                              {{"half_pixel", CoordinateMode::kHalfPixel},

@@ -138,7 +138,8 @@ void Resize(const ftensor& input, ftensor& output, ResizeMode mode, CoordinateMo
           for (int i = 0; i < 4; ++i) {
             double row = 0;
             for (int j = 0; j < 4; ++j) {
-              row += static_cast<double>(xs.weight[4 * x + j]) * in(ys.index[4 * y + i], xs.index[4 * x + j]);
+              row += static_cast<double>(xs.weight[4 * x + j]) *
+                     in(ys.index[4 * y + i], xs.index[4 * x + j]);
             }
             sum += ys.weight[4 * y + i] * row;
           }
