@@ -358,5 +358,41 @@ TEST(OnnxResizeCubic, NonFiniteCoefficientIsRefusedNamingTheNode) {
   ExpectErrorNamingNode(m.model, "cubic_coeff_a must be finite");
 }
 
+// ---- Gather with indices computed at run time ----
+
+// data (3,4) = 0..11, indices (2,2) = ((2,0),(-1,1)) a run-time input, axis 0:
+// output (2,2,4) = rows 2, 0, 2 (-1 from the end), 1.
+TEST(OnnxGatherRunTimeIndices, IndicesFedAtRunTimeSelectRows) {
+  OneNodeModel m("Gather", 13);
+  m.Input("data", {3, 4}).Input("indices", {2, 2}).Output("y", {2, 2, 4});
+  LcSetType(m.model, "indices", onnx::TensorProto::INT64);
+  const std::vector<float> y = RunGraph(ConvertOnnx(m.model), {Range(12), {2, 0, -1, 1}});
+  EXPECT_EQ(y, (std::vector<float>{8, 9, 10, 11, 0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7}))
+      << "see docs/onnx.md §3 (Gather)";
+}
+
+// axis 1: columns 3 and 1 of each row.
+TEST(OnnxGatherRunTimeIndices, AlongTheLastAxis) {
+  OneNodeModel m("Gather", 13);
+  m.Input("data", {3, 4}).Input("indices", {2}).Output("y", {3, 2});
+  kuiper::testing::SetInt(m.node, "axis", 1);
+  LcSetType(m.model, "indices", onnx::TensorProto::INT64);
+  EXPECT_EQ(RunGraph(ConvertOnnx(m.model), {Range(12), {3, 1}}),
+            (std::vector<float>{3, 1, 7, 5, 11, 9}));
+}
+
+// An index out of range is known only at run time: Forward stops naming the operator.
+TEST(OnnxGatherRunTimeIndices, IndexOutOfRangeStopsForwardNamingTheOperator) {
+  OneNodeModel m("Gather", 13);
+  m.Input("data", {3, 4}).Input("indices", {2}).Output("y", {2, 4});
+  LcSetType(m.model, "indices", onnx::TensorProto::INT64);
+  try {
+    RunGraph(ConvertOnnx(m.model), {Range(12), {0, 3}});
+    FAIL() << "no error";
+  } catch (const LayerError& e) {
+    EXPECT_NE(std::string(e.what()).find("the_node"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace kuiper::testing
