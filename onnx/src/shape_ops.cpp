@@ -539,8 +539,23 @@ void Converter::ConvertConvTranspose(const onnx::NodeProto& node) {
 void Converter::ConvertGatherElements(const onnx::NodeProto& node) {
   const Shape& data = ShapeOf(node, node.input(0));
   const int dim = EngineAxis(node, AttributeInt(node, "axis", 0), data.size());
-  if (!HasInput(node, 1) || !Constant(node.input(1))) {
-    Fail(node, "the indices (input 1) must be known at load time (a constant)");
+  if (!HasInput(node, 1)) Fail(node, "input 1 (the indices) is missing");
+  if (!Constant(node.input(1))) {
+    // Indices computed at run time: the second operand of torch.gather. Item
+    // n of the indices picks from item n of the data, as ONNX does for any
+    // axis but 0 (EngineAxis sends that one to single-item mode).
+    const Shape& index_shape = ShapeOf(node, node.input(1));
+    if (index_shape.size() != data.size()) {
+      Fail(node, fmt::format("indices of shape {} and data of shape {} differ in rank",
+                             ShapeText(index_shape), ShapeText(data)));
+    }
+    if (batch_mode_ && index_shape[0] != data[0]) {
+      FailBatch(node, "its indices differ from the data along the batch");
+    }
+    const int x = Input(node, 0);
+    Emit("torch.gather", NodeName(node), {x, Input(node, 1)}, Output(node)).params["dim"] =
+        IntParam(dim);
+    return;
   }
   const onnx::TensorProto& tensor = RequireConstant(node, 1);
   Shape shape(tensor.dims().begin(), tensor.dims().end());

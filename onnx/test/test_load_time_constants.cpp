@@ -394,5 +394,23 @@ TEST(OnnxGatherRunTimeIndices, IndexOutOfRangeStopsForwardNamingTheOperator) {
   }
 }
 
+// GatherElements, data (2,3) = 0..5 and indices (2,2) = ((2,0),(-1,1)) fed
+// at run time, axis 1: y[i][j] = data[i][indices[i][j]] = ((2,0),(5,4)).
+TEST(OnnxGatherRunTimeIndices, GatherElementsPicksPerRow) {
+  OneNodeModel m("GatherElements", 13);
+  m.Input("data", {2, 3}).Input("indices", {2, 2}).Output("y", {2, 2});
+  kuiper::testing::SetInt(m.node, "axis", 1);
+  LcSetType(m.model, "indices", onnx::TensorProto::INT64);
+  EXPECT_EQ(RunGraph(ConvertOnnx(m.model), {Range(6), {2, 0, -1, 1}}),
+            (std::vector<float>{2, 0, 5, 4}));
+}
+
+TEST(OnnxGatherRunTimeIndices, GatherElementsOfAnotherRankNamesTheNode) {
+  OneNodeModel m("GatherElements", 13);
+  m.Input("data", {2, 3}).Input("indices", {4}).Output("y", {4});
+  LcSetType(m.model, "indices", onnx::TensorProto::INT64);
+  ExpectErrorNamingNode(m.model, "differ in rank");
+}
+
 }  // namespace
 }  // namespace kuiper::testing
