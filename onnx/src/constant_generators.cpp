@@ -109,8 +109,12 @@ bool Converter::FoldGenerator(const onnx::NodeProto& node) {
       }
     } else {
       folded.set_data_type(onnx::TensorProto::INT64);
-      // The last value lies between start and limit: no overflow.
-      for (int64_t i = 0; i < count; ++i) folded.add_int64_data(start.exact + i * delta.exact);
+      // Every value lies between start and limit, but i * delta alone may
+      // not fit in int64 (start near INT64_MIN, limit near INT64_MAX).
+      for (int64_t i = 0; i < count; ++i) {
+        folded.add_int64_data(
+            static_cast<int64_t>(start.exact + static_cast<__int128>(i) * delta.exact));
+      }
     }
     folded.add_dims(count);
   } else {  // ConstantOfShape
