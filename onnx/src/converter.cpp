@@ -1583,7 +1583,10 @@ void Converter::ConvertGemm(const onnx::NodeProto& node) {
 
 void Converter::ConvertBatchNormalization(const onnx::NodeProto& node) {
   if (ShapeOf(node, node.input(0)).size() != 4) Fail(node, "only 4-D (N,C,H,W) input");
-  if (AttributeInt(node, "training_mode", 0) != 0) Fail(node, "training_mode=1 is not supported");
+  if (AttributeInt(node, "training_mode", 0) != 0) {
+    ConvertBatchNormTraining(node);
+    return;
+  }
   for (int k = 1; k < node.output_size(); ++k) {
     if (IsUsed(node.output(k))) Fail(node, "the running statistics outputs are not supported");
   }
@@ -1602,6 +1605,73 @@ void Converter::ConvertBatchNormalization(const onnx::NodeProto& node) {
   op.params["eps"] = FloatParam(AttributeFloat(node, "epsilon", 1e-5f));
   op.params["num_features"] = IntParam(static_cast<int>(channels));
   op.attrs = std::move(attrs);
+}
+
+// BatchNormalization with training_mode=1 (opset 14+), as ONNX defines it:
+// the batch's own statistics normalise X, and the running statistics are
+// blended with them,
+//   m = mean of X over every axis but 1, v = mean of (X - m)^2 (biased),
+//   Y = (X - m) / sqrt(v + epsilon) * scale + B,
+//   running_mean = mean * momentum + m * (1 - momentum), likewise running_var.
+// Composed of torch.mean and pnnx.Expression; the statistics span the batch,
+// so the graph is one item (§2). scale, B, mean and var must be constants.
+void Converter::ConvertBatchNormTraining(const onnx::NodeProto& node) {
+  if (batch_mode_) FailBatch(node, "training mode averages over the batch");
+  const Shape& x = ShapeOf(node, node.input(0));
+  const int64_t channels = x[1];
+  const float epsilon = FloatAttributeChecked(node, "epsilon", 1e-5f);
+  const float momentum = FloatAttributeChecked(node, "momentum", 0.9f);
+  std::vector<std::vector<float>> params;  // scale, B, mean, var
+  for (int k = 1; k <= 4; ++k) {
+    params.push_back(ConstantAsFloats(RequireConstant(node, k)));
+    if (static_cast<int64_t>(params.back().size()) != channels) {
+      Fail(node,
+           fmt::format("input {} has {} values, expected C={}", k, params.back().size(), channels));
+    }
+  }
+  const std::string name = NodeName(node);
+  const int c = static_cast<int>(channels);
+  // A per-channel constant shaped (C,1,1) to broadcast over an item (N,C,H,W).
+  const auto channel_constant = [&](const std::string& suffix, const std::vector<float>& values) {
+    const int operand = NewOperand(name + suffix, {1, c, 1, 1});
+    Emit("pnnx.Attribute", name + suffix, {}, operand).attrs["data"] =
+        FloatAttribute({c, 1, 1}, values);
+    return operand;
+  };
+  const Shape stat_shape = {1, channels, 1, 1};
+  const auto mean_over_all_but_channels = [&](const std::string& suffix, int input) {
+    const int out = NewOperand(name + suffix, EngineShape(stat_shape));
+    pnnx::Operator& op = Emit("torch.mean", name + suffix, {input}, out);
+    op.params["dim"] = IntsParam({1, 3, 4});  // single-item mode: ONNX axes 0, 2, 3
+    op.params["keepdim"] = BoolParam(true);
+    return out;
+  };
+  const int input = Input(node, 0);
+  const int mean = mean_over_all_but_channels("_batch_mean", input);
+  const int centred = NewOperand(name + "_centred", EngineShape(x));
+  Emit("pnnx.Expression", name + "_centred", {input, mean}, centred).params["expr"] =
+      StringParam("sub(@0,@1)");
+  const int squared = NewOperand(name + "_squared", EngineShape(x));
+  Emit("pnnx.Expression", name + "_squared", {centred}, squared).params["expr"] =
+      StringParam("mul(@0,@0)");
+  const int var = mean_over_all_but_channels("_batch_var", squared);
+  const int scale = channel_constant("_scale", params[0]);
+  const int bias = channel_constant("_bias", params[1]);
+  Emit("pnnx.Expression", name, {centred, var, scale, bias}, Output(node, 0)).params["expr"] =
+      StringParam(fmt::format("add(mul(div(@0,sqrt(add(@1,{:.8e}))),@2),@3)", epsilon));
+  // The running statistics, (C): blended, then reshaped from (1,C,1,1).
+  for (int k = 1; k <= 2 && k < node.output_size(); ++k) {
+    if (node.output(k).empty() || !IsUsed(node.output(k))) continue;
+    const int stat = k == 1 ? mean : var;
+    const int running = channel_constant(k == 1 ? "_running_mean" : "_running_var", params[1 + k]);
+    const int blended =
+        NewOperand(name + (k == 1 ? "_mean_out" : "_var_out"), EngineShape(stat_shape));
+    Emit("pnnx.Expression", name + (k == 1 ? "_mean_out" : "_var_out"), {running, stat}, blended)
+        .params["expr"] =
+        StringParam(fmt::format("add(mul(@0,{:.8e}),mul(@1,{:.8e}))", momentum, 1.f - momentum));
+    EmitReshapeTo(name + (k == 1 ? "_mean_reshape" : "_var_reshape"), blended, {channels},
+                  Output(node, k));
+  }
 }
 
 }  // namespace kuiper::onnx_import

@@ -154,6 +154,7 @@ class Converter {
   void ConvertTranspose(const onnx::NodeProto& node);
   void ConvertGemm(const onnx::NodeProto& node);
   void ConvertBatchNormalization(const onnx::NodeProto& node);
+  void ConvertBatchNormTraining(const onnx::NodeProto& node);
   // ---- element-wise nodes (elementwise_ops.cpp): one pnnx.Expression each ----
   // Math functions, activations, comparisons, logic, Where, Mod, Div, BitShift,
   // Sum/Mean/Min/Max, Cast/CastLike: the expression ElementwiseExpression gives.

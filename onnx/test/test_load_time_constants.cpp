@@ -412,5 +412,53 @@ TEST(OnnxGatherRunTimeIndices, GatherElementsOfAnotherRankNamesTheNode) {
   ExpectErrorNamingNode(m.model, "differ in rank");
 }
 
+// ---- BatchNormalization, training mode ----
+
+// x (2,1,1,2) = (1,2,3,6): the batch mean is 3 and the biased variance
+// (4+1+0+9)/4 = 3.5; with epsilon 0.5 the divisor is sqrt(4) = 2, so with
+// scale 2 and B 1, y = (x-3)/2*2+1 = (-1,0,1,4). Momentum 0.5 blends the
+// running mean 1 to 0.5*1+0.5*3 = 2 and the running variance 1.5 to 2.5.
+TEST(OnnxBatchNormTraining, NormalisesWithTheBatchStatisticsAndBlendsTheRunningOnes) {
+  OneNodeModel m("BatchNormalization", 15);
+  m.Input("x", {2, 1, 1, 2})
+      .Constant(FloatTensor("scale", {1}, {2}))
+      .Constant(FloatTensor("B", {1}, {1}))
+      .Constant(FloatTensor("mean", {1}, {1}))
+      .Constant(FloatTensor("var", {1}, {1.5f}))
+      .Output("y", {2, 1, 1, 2})
+      .Output("running_mean", {1})
+      .Output("running_var", {1});
+  kuiper::testing::SetInt(m.node, "training_mode", 1);
+  for (const auto& [name, value] :
+       {std::pair<std::string, float>{"epsilon", 0.5f}, {"momentum", 0.5f}}) {
+    auto* attr = m.node->add_attribute();
+    attr->set_name(name);
+    attr->set_type(onnx::AttributeProto::FLOAT);
+    attr->set_f(value);
+  }
+  RuntimeGraph runtime(ConvertOnnx(m.model), "test");
+  runtime.Build();
+  const std::vector<std::vector<sftensor>> outputs =
+      runtime.Forward(std::vector<std::vector<sftensor>>{
+          ValuesToBatch({1, 2, 3, 6}, runtime.input_operators()[0]->output_operand->shapes)});
+  ASSERT_EQ(outputs.size(), 3u);
+  EXPECT_EQ(BatchToValues(outputs[0]), (std::vector<float>{-1, 0, 1, 4}))
+      << "see docs/onnx.md §3 (BatchNormalization)";
+  EXPECT_EQ(BatchToValues(outputs[1]), std::vector<float>{2});
+  EXPECT_EQ(BatchToValues(outputs[2]), std::vector<float>{2.5f});
+}
+
+TEST(OnnxBatchNormTraining, ScaleOfAnotherSizeIsRefusedNamingTheNode) {
+  OneNodeModel m("BatchNormalization", 15);
+  m.Input("x", {2, 3, 1, 2})
+      .Constant(FloatTensor("scale", {2}, {1, 1}))
+      .Constant(FloatTensor("B", {3}, {0, 0, 0}))
+      .Constant(FloatTensor("mean", {3}, {0, 0, 0}))
+      .Constant(FloatTensor("var", {3}, {1, 1, 1}))
+      .Output("y", {2, 3, 1, 2});
+  kuiper::testing::SetInt(m.node, "training_mode", 1);
+  ExpectErrorNamingNode(m.model, "input 1 has 2 values, expected C=3");
+}
+
 }  // namespace
 }  // namespace kuiper::testing
