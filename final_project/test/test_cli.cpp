@@ -202,6 +202,22 @@ TEST(Cli, RunBindsAShapeInputAtLoadTimeAndSaysSo) {
   EXPECT_EQ(reshaped.data, data.data) << "a reshape moves no value";
 }
 
+// Every value known at load time (docs/onnx.md §1): ONNX's test_shape returns
+// Shape(x), whose input is read only through its shape. kuiper run binds x,
+// the engine graph has no run-time input, and the output is the constant (3,4,5).
+TEST(Cli, RunOfAGraphWithEveryInputBoundWritesTheConstantOutput) {
+  const std::string model = "/usr/share/libonnx-testdata/data/node/test_shape/model.onnx";
+  SaveNpy(TempPath("x.npy"), Counting({3, 4, 5}));
+  const std::string out = TempPath("shape.npy");
+  const Outcome o = Kuiper("run " + model + " " + TempPath("x.npy") + " -o " + out);
+  ASSERT_EQ(o.status, 0) << o.err << " (see docs/onnx.md §1, graphs of constants)";
+  EXPECT_NE(o.out.find("bound at load time"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("batch 1"), std::string::npos) << o.out;
+  const NpyArray shape = LoadNpy(out);
+  EXPECT_EQ(shape.shape, (std::vector<int64_t>{3}));
+  EXPECT_EQ(shape.data, (std::vector<float>{3, 4, 5}));
+}
+
 TEST(Cli, RunFeedsAMatmulItsTwoDimensionalInputsAsDeclared) {
   const NpyArray a = Counting({3, 4}), b = Counting({4, 3}, -5);
   SaveNpy(TempPath("a.npy"), a);

@@ -334,7 +334,8 @@ void Converter::FoldConstants() {
       absorbed_.insert(&node);
       continue;
     }
-    if (standard && (FoldShapeArithmetic(node) || FoldFloatArithmetic(node))) continue;
+    if (standard && (FoldShapeArithmetic(node) || FoldFloatArithmetic(node) || FoldGenerator(node)))
+      continue;
     if (!standard || !foldable.count(node.op_type()) || node.output_size() != 1) continue;
     const std::string& output = node.output(0);
     const bool all_constant =

@@ -157,8 +157,8 @@ bool ElemIsInteger(int elem_type) {
 }
 
 bool CarriedAsFloat(int elem_type) {
-  return elem_type == onnx::TensorProto::FLOAT || elem_type == onnx::TensorProto::BOOL ||
-         ElemIsInteger(elem_type);
+  return elem_type == onnx::TensorProto::FLOAT || elem_type == onnx::TensorProto::DOUBLE ||
+         elem_type == onnx::TensorProto::BOOL || ElemIsInteger(elem_type);
 }
 
 std::vector<float> ConstantAsFloats(const onnx::TensorProto& tensor) {
@@ -351,6 +351,10 @@ const std::map<std::string, Converter::NodeConverter>& Converter::Table() {
       {"Cast", &Converter::ConvertElementwise},
       {"CastLike", &Converter::ConvertElementwise},
       {"Dropout", &Converter::ConvertDropout},
+      // ---- constant generators (constant_generators.cpp): folded, else an error ----
+      {"Range", &Converter::ConvertGenerator},
+      {"ConstantOfShape", &Converter::ConvertGenerator},
+      {"Shape", &Converter::ConvertShape},
   };
   return table;
 }
@@ -529,18 +533,48 @@ void Converter::CollectShapes() {
     for (const std::string& input : node.input()) used_.insert(input);
     if (node.op_type() == "Constant" && node.output_size() == 1) {
       const onnx::AttributeProto* value = FindAttribute(node, "value");
-      if (!value || !value->has_t()) {
+      const onnx::TensorProto* tensor = value && value->has_t() ? &value->t() : nullptr;
+      if (!tensor) tensor = ConstantNumbers(node);
+      if (!tensor) {
         throw ConversionError(
-            fmt::format("node '{}' (Constant): only a tensor 'value' is "
-                        "supported",
+            fmt::format("node '{}' (Constant): only a tensor 'value' or numbers (value_float, "
+                        "value_floats, value_int, value_ints) are supported",
                         NodeName(node)));
       }
-      constants_[node.output(0)] = &value->t();
-      shapes_[node.output(0)] = Shape(value->t().dims().begin(), value->t().dims().end());
-      elem_types_[node.output(0)] = value->t().data_type();
+      constants_[node.output(0)] = tensor;
+      shapes_[node.output(0)] = Shape(tensor->dims().begin(), tensor->dims().end());
+      elem_types_[node.output(0)] = tensor->data_type();
     }
   }
   for (const auto& info : graph.output()) used_.insert(info.name());
+}
+
+// A Constant given as numbers (opset 12+: value_float, value_floats,
+// value_int, value_ints) as the tensor ONNX defines it to be: a float or int64
+// scalar, or a 1-D tensor. Kept with the folded values; null for other forms.
+const onnx::TensorProto* Converter::ConstantNumbers(const onnx::NodeProto& node) {
+  if (node.attribute_size() != 1) return nullptr;
+  const onnx::AttributeProto& attr = node.attribute(0);
+  onnx::TensorProto tensor;
+  tensor.set_name(node.output(0));
+  if (attr.name() == "value_float") {
+    tensor.set_data_type(onnx::TensorProto::FLOAT);
+    tensor.add_float_data(attr.f());
+  } else if (attr.name() == "value_int") {
+    tensor.set_data_type(onnx::TensorProto::INT64);
+    tensor.add_int64_data(attr.i());
+  } else if (attr.name() == "value_floats") {
+    tensor.set_data_type(onnx::TensorProto::FLOAT);
+    for (float f : attr.floats()) tensor.add_float_data(f);
+    tensor.add_dims(attr.floats_size());
+  } else if (attr.name() == "value_ints") {
+    tensor.set_data_type(onnx::TensorProto::INT64);
+    for (int64_t i : attr.ints()) tensor.add_int64_data(i);
+    tensor.add_dims(attr.ints_size());
+  } else {
+    return nullptr;
+  }
+  return &folded_.emplace_back(std::move(tensor));
 }
 
 // ONNX's shape inference cannot see through shape arithmetic (Shape -> Gather
@@ -563,6 +597,17 @@ void Converter::InferFoldedShapes() {
     *kept.Add() = node;
   }
   graph.mutable_node()->Swap(&kept);
+  // The first inference wrote a symbolic dim ("unk__0") where it could not
+  // know one, and ONNX keeps a declared symbol over the value it infers: such
+  // value_info goes, so that the folded values decide.
+  google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> known;
+  for (const onnx::ValueInfoProto& info : graph.value_info()) {
+    if (folded.count(info.name()) || !info.type().has_tensor_type()) continue;
+    const auto& dims = info.type().tensor_type().shape().dim();
+    if (std::all_of(dims.begin(), dims.end(), [](const auto& d) { return d.has_dim_value(); }))
+      *known.Add() = info;
+  }
+  graph.mutable_value_info()->Swap(&known);
   try {
     PrepareConvPoolInference(graph);
     onnx::shape_inference::InferShapes(copy);
@@ -640,9 +685,13 @@ pnnx::Graph Converter::Run() {
                       info.name()));
     }
   }
+  // Every value known at load time (no graph input, or each one bound): the
+  // graph is one item of constants, and what is not folded already the
+  // engine computes from pnnx.Attribute operands at batch 1; a graph output
+  // that is a constant is a pnnx.Attribute read by pnnx.Output.
   if (std::all_of(model_.graph().input().begin(), model_.graph().input().end(),
                   [&](const auto& info) { return constants_.count(info.name()) != 0; })) {
-    throw ConversionError("the graph has no input; the engine takes its batch from the inputs");
+    return Convert(/*batch_mode=*/false, 1);
   }
   int64_t batch = 1;
   if (BatchModeFits(batch)) {
@@ -718,7 +767,7 @@ pnnx::Graph Converter::Convert(bool batch_mode, int64_t batch) {
     if (!CarriedAsFloat(elem_types_[info.name()])) {
       throw ConversionError(
           fmt::format("graph input '{}' is of ONNX type {}; the engine computes in float32 and "
-                      "carries integer and bool types as float32, not this one",
+                      "carries float64, integer and bool types as float32, not this one",
                       info.name(), elem_types_[info.name()]));
     }
     const Shape& shape = shapes_.at(info.name());
@@ -761,17 +810,34 @@ pnnx::Graph Converter::Convert(bool batch_mode, int64_t batch) {
     if (shapes_.count(info.name())) DeclareUnbatched(operand, shapes_.at(info.name()));
     Emit("pnnx.Output", fmt::format("pnnx_output_{}", output_index++), {operand}, -1);
   }
+  // A graph input that only folded nodes read (Shape of it, a graph output
+  // computed from its shape alone) would be a pnnx.Input nobody reads, which
+  // the engine refuses: its value is asked for and bound, as for an operator
+  // that needs a constant (NeedsConstantError), and the folding then reads
+  // the shape of the value given.
+  const std::vector<bool> live = Live();
+  for (const auto& info : graph.input()) {
+    if (constants_.count(info.name())) continue;
+    const std::vector<int>& readers = graph_.operands[operand_of_.at(info.name())].consumers;
+    if (std::none_of(readers.begin(), readers.end(), [&](int op) { return live[op]; })) {
+      throw NeedsConstantError(
+          fmt::format("graph input '{}' is read by no operator once the graph is folded (only "
+                      "its shape is used, fixed at load time): give its value (kuiper run: its "
+                      ".npy) to bind it",
+                      info.name()),
+          info.name());
+    }
+  }
   return Pruned();
 }
 
-// Drops operators whose result reaches no pnnx.Output (an unused constant, a
-// dead branch): the engine rejects operators whose output nobody reads.
-pnnx::Graph Converter::Pruned() const {
+// The operators whose result reaches a pnnx.Output, and the pnnx.Inputs.
+std::vector<bool> Converter::Live() const {
   std::vector<bool> live(graph_.operators.size(), false);
   std::vector<int> stack;
   for (size_t i = 0; i < graph_.operators.size(); ++i) {
     const std::string& type = graph_.operators[i].type;
-    if (type == "pnnx.Output" || type == "pnnx.Input") stack.push_back(static_cast<int>(i));
+    if (type == "pnnx.Output") stack.push_back(static_cast<int>(i));
   }
   while (!stack.empty()) {
     const int op = stack.back();
@@ -783,6 +849,16 @@ pnnx::Graph Converter::Pruned() const {
       if (producer >= 0 && !live[producer]) stack.push_back(producer);
     }
   }
+  for (size_t i = 0; i < graph_.operators.size(); ++i) {
+    if (graph_.operators[i].type == "pnnx.Input") live[i] = true;
+  }
+  return live;
+}
+
+// Drops operators whose result reaches no pnnx.Output (an unused constant, a
+// dead branch): the engine rejects operators whose output nobody reads.
+pnnx::Graph Converter::Pruned() const {
+  const std::vector<bool> live = Live();
   pnnx::Graph out;
   std::map<int, int> remap;
   const auto operand = [&](int old) {
@@ -862,7 +938,44 @@ const onnx::TensorProto& Converter::RequireConstant(const onnx::NodeProto& node,
           name);
     }
   }
+  if (HasInput(node, input)) {
+    // A value computed from graph inputs alone (HannWindow's expansion:
+    // Cast(size) -> Sub -> Range's limit) folds once they are bound: the
+    // first unbound one is asked for.
+    const std::string from = GraphInputBehind(node.input(input));
+    if (!from.empty()) {
+      throw NeedsConstantError(
+          fmt::format("node '{}' ({}): input {} must be a constant (an initializer or a Constant "
+                      "node); it is computed from graph input '{}', which the engine needs at "
+                      "load time: give its value (kuiper run: its .npy) to bind it",
+                      NodeName(node), node.op_type(), input, from),
+          from);
+    }
+  }
   Fail(node, fmt::format("input {} must be a constant (an initializer or a Constant node)", input));
+}
+
+std::string Converter::GraphInputBehind(const std::string& value) const {
+  std::map<std::string, const onnx::NodeProto*> producer;
+  for (const onnx::NodeProto& node : model_.graph().node()) {
+    for (const std::string& output : node.output()) producer[output] = &node;
+  }
+  std::set<std::string> runtime_inputs;
+  for (const onnx::ValueInfoProto& info : model_.graph().input()) {
+    if (!constants_.count(info.name())) runtime_inputs.insert(info.name());
+  }
+  std::set<std::string> seen;
+  std::vector<std::string> stack = {value};
+  while (!stack.empty()) {
+    const std::string v = stack.back();
+    stack.pop_back();
+    if (v.empty() || !seen.insert(v).second || constants_.count(v)) continue;
+    if (runtime_inputs.count(v)) return v;
+    const auto it = producer.find(v);
+    if (it == producer.end()) continue;
+    for (const std::string& in : it->second->input()) stack.push_back(in);
+  }
+  return "";
 }
 
 std::vector<int> Converter::EngineShape(const Shape& shape) const {
@@ -907,7 +1020,7 @@ int Converter::Output(const onnx::NodeProto& node, int output) {
   const auto type = elem_types_.find(name);
   if (type != elem_types_.end() && !CarriedAsFloat(type->second)) {
     Fail(node, fmt::format("output '{}' is of ONNX type {}; the engine computes in float32 and "
-                           "carries integer and bool types as float32, not this one",
+                           "carries float64, integer and bool types as float32, not this one",
                            name, type->second));
   }
   const int operand = NewOperand(name, EngineShape(ShapeOf(node, name)));
@@ -961,8 +1074,13 @@ int Converter::Input(const onnx::NodeProto& node, int input) {
   }
   if (!CarriedAsFloat(tensor->data_type())) {
     Fail(node, fmt::format("constant '{}' is of ONNX type {}; the engine computes in float32 and "
-                           "carries integer and bool types as float32, not this one",
+                           "carries float64, integer and bool types as float32, not this one",
                            name, tensor->data_type()));
+  }
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) {
+    Fail(node, fmt::format("constant '{}' of shape {} holds no values; engine tensors are never "
+                           "empty",
+                           name, ShapeText(Shape(tensor->dims().begin(), tensor->dims().end()))));
   }
   if (shape.empty()) shape = {1};
   const std::string key = name + "@" + ShapeText(shape);
@@ -1465,7 +1583,10 @@ void Converter::ConvertGemm(const onnx::NodeProto& node) {
 
 void Converter::ConvertBatchNormalization(const onnx::NodeProto& node) {
   if (ShapeOf(node, node.input(0)).size() != 4) Fail(node, "only 4-D (N,C,H,W) input");
-  if (AttributeInt(node, "training_mode", 0) != 0) Fail(node, "training_mode=1 is not supported");
+  if (AttributeInt(node, "training_mode", 0) != 0) {
+    ConvertBatchNormTraining(node);
+    return;
+  }
   for (int k = 1; k < node.output_size(); ++k) {
     if (IsUsed(node.output(k))) Fail(node, "the running statistics outputs are not supported");
   }
@@ -1484,6 +1605,73 @@ void Converter::ConvertBatchNormalization(const onnx::NodeProto& node) {
   op.params["eps"] = FloatParam(AttributeFloat(node, "epsilon", 1e-5f));
   op.params["num_features"] = IntParam(static_cast<int>(channels));
   op.attrs = std::move(attrs);
+}
+
+// BatchNormalization with training_mode=1 (opset 14+), as ONNX defines it:
+// the batch's own statistics normalise X, and the running statistics are
+// blended with them,
+//   m = mean of X over every axis but 1, v = mean of (X - m)^2 (biased),
+//   Y = (X - m) / sqrt(v + epsilon) * scale + B,
+//   running_mean = mean * momentum + m * (1 - momentum), likewise running_var.
+// Composed of torch.mean and pnnx.Expression; the statistics span the batch,
+// so the graph is one item (§2). scale, B, mean and var must be constants.
+void Converter::ConvertBatchNormTraining(const onnx::NodeProto& node) {
+  if (batch_mode_) FailBatch(node, "training mode averages over the batch");
+  const Shape& x = ShapeOf(node, node.input(0));
+  const int64_t channels = x[1];
+  const float epsilon = FloatAttributeChecked(node, "epsilon", 1e-5f);
+  const float momentum = FloatAttributeChecked(node, "momentum", 0.9f);
+  std::vector<std::vector<float>> params;  // scale, B, mean, var
+  for (int k = 1; k <= 4; ++k) {
+    params.push_back(ConstantAsFloats(RequireConstant(node, k)));
+    if (static_cast<int64_t>(params.back().size()) != channels) {
+      Fail(node,
+           fmt::format("input {} has {} values, expected C={}", k, params.back().size(), channels));
+    }
+  }
+  const std::string name = NodeName(node);
+  const int c = static_cast<int>(channels);
+  // A per-channel constant shaped (C,1,1) to broadcast over an item (N,C,H,W).
+  const auto channel_constant = [&](const std::string& suffix, const std::vector<float>& values) {
+    const int operand = NewOperand(name + suffix, {1, c, 1, 1});
+    Emit("pnnx.Attribute", name + suffix, {}, operand).attrs["data"] =
+        FloatAttribute({c, 1, 1}, values);
+    return operand;
+  };
+  const Shape stat_shape = {1, channels, 1, 1};
+  const auto mean_over_all_but_channels = [&](const std::string& suffix, int input) {
+    const int out = NewOperand(name + suffix, EngineShape(stat_shape));
+    pnnx::Operator& op = Emit("torch.mean", name + suffix, {input}, out);
+    op.params["dim"] = IntsParam({1, 3, 4});  // single-item mode: ONNX axes 0, 2, 3
+    op.params["keepdim"] = BoolParam(true);
+    return out;
+  };
+  const int input = Input(node, 0);
+  const int mean = mean_over_all_but_channels("_batch_mean", input);
+  const int centred = NewOperand(name + "_centred", EngineShape(x));
+  Emit("pnnx.Expression", name + "_centred", {input, mean}, centred).params["expr"] =
+      StringParam("sub(@0,@1)");
+  const int squared = NewOperand(name + "_squared", EngineShape(x));
+  Emit("pnnx.Expression", name + "_squared", {centred}, squared).params["expr"] =
+      StringParam("mul(@0,@0)");
+  const int var = mean_over_all_but_channels("_batch_var", squared);
+  const int scale = channel_constant("_scale", params[0]);
+  const int bias = channel_constant("_bias", params[1]);
+  Emit("pnnx.Expression", name, {centred, var, scale, bias}, Output(node, 0)).params["expr"] =
+      StringParam(fmt::format("add(mul(div(@0,sqrt(add(@1,{:.8e}))),@2),@3)", epsilon));
+  // The running statistics, (C): blended, then reshaped from (1,C,1,1).
+  for (int k = 1; k <= 2 && k < node.output_size(); ++k) {
+    if (node.output(k).empty() || !IsUsed(node.output(k))) continue;
+    const int stat = k == 1 ? mean : var;
+    const int running = channel_constant(k == 1 ? "_running_mean" : "_running_var", params[1 + k]);
+    const int blended =
+        NewOperand(name + (k == 1 ? "_mean_out" : "_var_out"), EngineShape(stat_shape));
+    Emit("pnnx.Expression", name + (k == 1 ? "_mean_out" : "_var_out"), {running, stat}, blended)
+        .params["expr"] =
+        StringParam(fmt::format("add(mul(@0,{:.8e}),mul(@1,{:.8e}))", momentum, 1.f - momentum));
+    EmitReshapeTo(name + (k == 1 ? "_mean_reshape" : "_var_reshape"), blended, {channels},
+                  Output(node, k));
+  }
 }
 
 }  // namespace kuiper::onnx_import

@@ -41,8 +41,10 @@ class NeedsConstantError : public ConversionError {
 
 // The ONNX integer element types (signed and unsigned, 8 to 64 bits).
 bool ElemIsInteger(int elem_type);
-// The ONNX element types the engine carries as float32: float itself, and
-// the integer and bool types, whose values are exact in float32 up to 2^24.
+// The ONNX element types the engine carries as float32: float itself, the
+// integer and bool types, whose values are exact in float32 up to 2^24, and
+// float64, rounded to float32 (the engine computes in float32: a float64
+// model's results are float32-accurate, about 6e-8 relative per operation).
 bool CarriedAsFloat(int elem_type);
 // The values of a float, integer or bool constant as float32; an integer
 // beyond +-2^24 stops the conversion naming the tensor.
@@ -86,6 +88,7 @@ class Converter {
  private:
   void CheckSupported() const;
   void CollectShapes();
+  const onnx::TensorProto* ConstantNumbers(const onnx::NodeProto& node);
   // A graph input whose dimension 0 is symbolic (dim_param, or no value) and
   // whose other dims are fixed gets batch 1 here, and so does every value
   // declaring the same symbol, before shape inference: in batch mode the
@@ -96,6 +99,7 @@ class Converter {
   bool SingleModeFits() const;
   pnnx::Graph Convert(bool batch_mode, int64_t batch);
   pnnx::Graph Pruned() const;
+  std::vector<bool> Live() const;
 
   // ---- helpers for node converters ----
   [[noreturn]] void Fail(const onnx::NodeProto& node, const std::string& why) const;
@@ -105,6 +109,8 @@ class Converter {
   const onnx::TensorProto* Constant(const std::string& value) const;
   const onnx::TensorProto& RequireConstant(const onnx::NodeProto& node, int input) const;
   bool HasInput(const onnx::NodeProto& node, int input) const;
+  // A graph input (not bound) that computed `value` depends on, or "".
+  std::string GraphInputBehind(const std::string& value) const;
   // The engine shape of an ONNX shape: itself in batch mode, (1, shape...) otherwise.
   std::vector<int> EngineShape(const Shape& shape) const;
   // An engine dimension (batch counted as 0) for ONNX `axis` of a rank-`rank` value.
@@ -148,6 +154,7 @@ class Converter {
   void ConvertTranspose(const onnx::NodeProto& node);
   void ConvertGemm(const onnx::NodeProto& node);
   void ConvertBatchNormalization(const onnx::NodeProto& node);
+  void ConvertBatchNormTraining(const onnx::NodeProto& node);
   // ---- element-wise nodes (elementwise_ops.cpp): one pnnx.Expression each ----
   // Math functions, activations, comparisons, logic, Where, Mod, Div, BitShift,
   // Sum/Mean/Min/Max, Cast/CastLike: the expression ElementwiseExpression gives.
@@ -190,6 +197,9 @@ class Converter {
   void ConvertConvTranspose(const onnx::NodeProto& node);
   void ConvertGatherElements(const onnx::NodeProto& node);
   void ConvertSize(const onnx::NodeProto& node);
+  // ---- constant generators (constant_generators.cpp): folded at load time ----
+  void ConvertGenerator(const onnx::NodeProto& node);
+  void ConvertShape(const onnx::NodeProto& node);
   // ---- lowerings (lowering.cpp) ----
   void ConvertMatMul(const onnx::NodeProto& node);
   void ConvertUpsample(const onnx::NodeProto& node);
@@ -212,6 +222,8 @@ class Converter {
   void InferFoldedShapes();
   bool FoldShapeArithmetic(const onnx::NodeProto& node);
   bool FoldFloatArithmetic(const onnx::NodeProto& node);
+  // Range and ConstantOfShape of constants (constant_generators.cpp).
+  bool FoldGenerator(const onnx::NodeProto& node);
   void FindDetectHeads();
   // x * Sigmoid(x), how torch.onnx.export writes nn.SiLU, becomes one nn.SiLU:
   // fused into the convolution before it (RuntimeGraph::FuseActivations) and

@@ -207,10 +207,12 @@ void Converter::ConvertUpsample(const onnx::NodeProto& node) {
 
 void Converter::ConvertResize(const onnx::NodeProto& node) {
   const std::string onnx_mode = AttributeString(node, "mode", "nearest");
-  if (onnx_mode != "nearest" && onnx_mode != "linear") {
-    Fail(node, fmt::format("mode={} is not supported (nearest, linear)", onnx_mode));
+  if (onnx_mode != "nearest" && onnx_mode != "linear" && onnx_mode != "cubic") {
+    Fail(node, fmt::format("mode={} is not supported (nearest, linear, cubic)", onnx_mode));
   }
-  const std::string mode = onnx_mode == "nearest" ? "nearest" : "bilinear";
+  const std::string mode = onnx_mode == "nearest"  ? "nearest"
+                           : onnx_mode == "linear" ? "bilinear"
+                                                   : "bicubic";
   const size_t rank = ShapeOf(node, node.input(0)).size();
   if (rank == 5) Fail(node, "a 5-D input (volumetric resize) is not supported");
   if (opset_ < 11) {  // Resize-10: (X, scales) with Upsample's mapping
@@ -305,6 +307,12 @@ void Converter::EmitResize(const onnx::NodeProto& node, const std::string& mode,
   op.params["nearest_mode"] = StringParam(nearest_mode);
   op.params["size"] = IntsParam({static_cast<int>(size_h), static_cast<int>(size_w)});
   op.params["scale"] = FloatsParam({scale_h, scale_w});
+  if (mode == "bicubic") {
+    const float a = FloatAttributeChecked(node, "cubic_coeff_a", -0.75f);
+    if (!std::isfinite(a)) Fail(node, "cubic_coeff_a must be finite");
+    op.params["cubic_coeff_a"] = FloatParam(a);
+    op.params["exclude_outside"] = BoolParam(AttributeInt(node, "exclude_outside", 0) != 0);
+  }
 }
 
 }  // namespace kuiper::onnx_import
@@ -312,9 +320,11 @@ void Converter::EmitResize(const onnx::NodeProto& node, const std::string& mode,
 namespace kuiper::onnx_import {
 
 // Slice (opset 10+: inputs data, starts, ends, axes, steps; before: attributes
-// starts, ends, axes) with constant bounds and positive steps: one
-// Tensor.slice per axis (dim counted with the batch as 0; start, end clamped
-// to the axis as ONNX does, end exclusive).
+// starts, ends, axes) with constant bounds: one operator per axis (dim counted
+// with the batch as 0; start and end clamped to the axis as ONNX does, end
+// exclusive). A positive step is a Tensor.slice. A negative step walks the
+// axis backwards, start, start+step, ... while > end, which PyTorch's slice
+// cannot do: it becomes torch.index_select with those indices, written out.
 void Converter::ConvertSlice(const onnx::NodeProto& node) {
   const Shape& in = ShapeOf(node, node.input(0));
   const int64_t rank = static_cast<int64_t>(in.size());
@@ -341,29 +351,53 @@ void Converter::ConvertSlice(const onnx::NodeProto& node) {
   int current = Input(node, 0);
   Shape shape = in;
   for (size_t k = 0; k < axes.size(); ++k) {
-    if (steps[k] <= 0) {
-      Fail(node, fmt::format("step {} is not supported (positive only)", steps[k]));
-    }
+    if (steps[k] == 0) Fail(node, fmt::format("step 0 on axis {}", axes[k]));
     const int dim = EngineAxis(node, axes[k], in.size());
     const int64_t axis = axes[k] < 0 ? axes[k] + rank : axes[k];
     const int64_t size = shape[axis];
     int64_t start = starts[k] < 0 ? starts[k] + size : starts[k];
     int64_t end = ends[k] < 0 ? ends[k] + size : ends[k];
-    start = std::clamp<int64_t>(start, 0, size);
-    end = std::clamp<int64_t>(end, 0, size);
-    // (end - start - 1) / step + 1 elements: no overflow for any positive step.
-    shape[axis] = end > start ? (end - start - 1) / steps[k] + 1 : 0;
-    const int64_t step = std::min(steps[k], size);  // a larger step takes the first one alone
-    if (shape[axis] == 0) Fail(node, fmt::format("the slice of axis {} is empty", axes[k]));
+    // ONNX's clamping: [0, size] for a positive step; for a negative one,
+    // start to [0, size-1] and end to [-1, size-1] (-1: through element 0).
+    // An INT64_MIN end ("to the front") stays below -1 after adding size.
+    if (steps[k] > 0) {
+      start = std::clamp<int64_t>(start, 0, size);
+      end = std::clamp<int64_t>(end, 0, size);
+      // (end - start - 1) / step + 1 elements: no overflow for any positive step.
+      shape[axis] = end > start ? (end - start - 1) / steps[k] + 1 : 0;
+    } else {
+      start = std::clamp<int64_t>(start, 0, size - 1);
+      end = std::clamp<int64_t>(end, -1, size - 1);
+      // -step may overflow for INT64_MIN: count with the step as unsigned.
+      const uint64_t back = 0 - static_cast<uint64_t>(steps[k]);
+      const uint64_t span = start > end ? static_cast<uint64_t>(start - end - 1) : 0;
+      shape[axis] = start > end ? static_cast<int64_t>(span / back) + 1 : 0;
+    }
+    if (shape[axis] == 0) {
+      Fail(node, fmt::format("the slice of axis {} is empty (start {}, end {}, step {} on size "
+                             "{}); engine tensors are never empty",
+                             axes[k], starts[k], ends[k], steps[k], size));
+    }
     const bool last = k + 1 == axes.size();
     const std::string part = fmt::format("{}_{}", node.output(0), k);
     const int output = last ? Output(node) : NewOperand(part, EngineShape(shape));
-    pnnx::Operator& op =
-        Emit("Tensor.slice", last ? NodeName(node) : part, {current}, output);
-    op.params["dim"] = IntParam(dim);
-    op.params["start"] = IntParam(static_cast<int>(start));
-    op.params["end"] = IntParam(static_cast<int>(end));
-    op.params["step"] = IntParam(static_cast<int>(step));
+    const std::string name = last ? NodeName(node) : part;
+    if (steps[k] > 0) {
+      pnnx::Operator& op = Emit("Tensor.slice", name, {current}, output);
+      op.params["dim"] = IntParam(dim);
+      op.params["start"] = IntParam(static_cast<int>(start));
+      op.params["end"] = IntParam(static_cast<int>(end));
+      // A step beyond the axis takes the first element alone.
+      op.params["step"] = IntParam(static_cast<int>(std::min(steps[k], size)));
+    } else {
+      std::vector<int> index;
+      for (int64_t j = 0; j < shape[axis]; ++j) {
+        index.push_back(static_cast<int>(start + j * std::max(steps[k], -size)));
+      }
+      pnnx::Operator& op = Emit("torch.index_select", name, {current}, output);
+      op.params["dim"] = IntParam(dim);
+      op.params["index"] = IntsParam(index);
+    }
     current = output;
   }
   if (ShapeOf(node, node.output(0)) != shape) {

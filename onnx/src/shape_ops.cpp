@@ -228,16 +228,35 @@ void Converter::ConvertSoftmaxLike(const onnx::NodeProto& node) {
   EmitReshapeTo(name + "_back", flat_out, shape, Output(node));
 }
 
-// Gather(data, indices, axis): the indices must be known at load time. They
-// are flattened into one torch.index_select, whose result takes the output's
-// shape (data.shape[:axis] + indices.shape + data.shape[axis+1:]) by a reshape.
+// Gather(data, indices, axis): the indices, known at load time (a parameter)
+// or computed (a second operand), are flattened into one torch.index_select,
+// whose result takes the output's shape (data.shape[:axis] + indices.shape +
+// data.shape[axis+1:]) by a reshape.
 void Converter::ConvertGather(const onnx::NodeProto& node) {
   const Shape& data = ShapeOf(node, node.input(0));
   const int64_t axis_attr = AttributeInt(node, "axis", 0);
   const int dim = EngineAxis(node, axis_attr, data.size());
   const int64_t axis = axis_attr < 0 ? axis_attr + static_cast<int64_t>(data.size()) : axis_attr;
-  if (!HasInput(node, 1) || !Constant(node.input(1))) {
-    Fail(node, "the indices (input 1) must be known at load time (a constant)");
+  if (!HasInput(node, 1)) Fail(node, "input 1 (the indices) is missing");
+  if (!Constant(node.input(1))) {
+    // Indices computed at run time: flattened to 1-D, the second operand of
+    // torch.index_select. They index the whole value, so the graph is one
+    // item (in batch mode item n of the indices would meet item n of the data).
+    if (batch_mode_) FailBatch(node, "indices computed at run time index across the batch");
+    const Shape& index_shape = ShapeOf(node, node.input(1));
+    const int64_t count = ShapeOpsProduct(index_shape, 0, index_shape.size());
+    if (count == 0) Fail(node, "no indices: an empty result is not an engine tensor");
+    const std::string name = NodeName(node);
+    const int index = Input(node, 1);
+    const int flat = NewOperand(node.output(0) + "_index", EngineShape({count}));
+    EmitReshapeTo(name + "_index", index, {count}, flat);
+    Shape selected = data;
+    selected[axis] = count;
+    const int picked = NewOperand(node.output(0) + "_picked", EngineShape(selected));
+    Emit("torch.index_select", name + "_select", {Input(node, 0), flat}, picked).params["dim"] =
+        IntParam(dim);
+    EmitReshapeTo(name, picked, ShapeOf(node, node.output(0)), Output(node));
+    return;
   }
   const std::vector<int64_t> indices = ConstantInts(node, 1);
   if (indices.empty()) Fail(node, "no indices: an empty result is not an engine tensor");
@@ -520,8 +539,23 @@ void Converter::ConvertConvTranspose(const onnx::NodeProto& node) {
 void Converter::ConvertGatherElements(const onnx::NodeProto& node) {
   const Shape& data = ShapeOf(node, node.input(0));
   const int dim = EngineAxis(node, AttributeInt(node, "axis", 0), data.size());
-  if (!HasInput(node, 1) || !Constant(node.input(1))) {
-    Fail(node, "the indices (input 1) must be known at load time (a constant)");
+  if (!HasInput(node, 1)) Fail(node, "input 1 (the indices) is missing");
+  if (!Constant(node.input(1))) {
+    // Indices computed at run time: the second operand of torch.gather. Item
+    // n of the indices picks from item n of the data, as ONNX does for any
+    // axis but 0 (EngineAxis sends that one to single-item mode).
+    const Shape& index_shape = ShapeOf(node, node.input(1));
+    if (index_shape.size() != data.size()) {
+      Fail(node, fmt::format("indices of shape {} and data of shape {} differ in rank",
+                             ShapeText(index_shape), ShapeText(data)));
+    }
+    if (batch_mode_ && index_shape[0] != data[0]) {
+      FailBatch(node, "its indices differ from the data along the batch");
+    }
+    const int x = Input(node, 0);
+    Emit("torch.gather", NodeName(node), {x, Input(node, 1)}, Output(node)).params["dim"] =
+        IntParam(dim);
+    return;
   }
   const onnx::TensorProto& tensor = RequireConstant(node, 1);
   Shape shape(tensor.dims().begin(), tensor.dims().end());

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <set>
 
 #include "onnx_test_util.hpp"
@@ -25,6 +26,23 @@ constexpr float kTolerance = 1e-5f;
 // a renamed or missing test cannot drop out of the check unseen.
 const std::set<std::string> kMustPass = {"test_matmul_2d", "test_matmul_3d", "test_matmul_4d",
                                          "test_upsample_nearest"};
+
+// Tests whose reference output does not follow from their own model, so they
+// cannot pass and are not required to once converted. The *window_expanded
+// tests: their model computes with the float32 2π (Tau = 6.2831855), while
+// output_0.pb was computed with π = 3.1415 (0.5 - 0.5·cos(2·3.1415·n/10)
+// reproduces it to 1e-7; the exact window differs from it by up to 7e-5).
+// Their status stays what the run gives (mismatch), with this note.
+const std::map<std::string, std::string> kBadReference = [] {
+  std::map<std::string, std::string> bad;
+  for (const char* window : {"hann", "hamming", "blackman"}) {
+    for (const char* form : {"", "_symmetric"}) {
+      bad[fmt::format("test_{}window{}_expanded", window, form)] =
+          "reference computed with pi = 3.1415, the model uses float32 2pi";
+    }
+  }
+  return bad;
+}();
 
 struct Row {
   std::string test, ops, status, detail;
@@ -126,7 +144,9 @@ Row RunNodeTest(const fs::path& dir, const std::set<std::string>& supported) {
     RuntimeGraph runtime(ConvertOnnx(model, options, &bound), row.test);
     runtime.Build();
     if (!bound.empty()) row.detail = fmt::format("bound at load time: {}", fmt::join(bound, ","));
-    row.must_pass = true;  // converted and built: the importer accepted its attributes
+    // Converted and built: the importer accepted its attributes.
+    row.must_pass = !kBadReference.count(row.test);
+    if (kBadReference.count(row.test)) row.detail = kBadReference.at(row.test);
     std::vector<std::vector<sftensor>> inputs;
     size_t next = 0;
     for (size_t i = 0; i < names.size(); ++i) {
@@ -136,7 +156,8 @@ Row RunNodeTest(const fs::path& dir, const std::set<std::string>& supported) {
           ArrayToInput(arrays[i], *runtime.input_operators()[next]->output_operand, names[i]));
       ++next;
     }
-    if (next != runtime.input_operators().size() || inputs.empty()) {
+    // No run-time input at all (every one bound): the graph is one item of constants.
+    if (next != runtime.input_operators().size()) {
       throw Error(fmt::format("the engine graph has {} inputs, {} arrays are left for them",
                               runtime.input_operators().size(), next));
     }

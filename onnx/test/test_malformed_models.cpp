@@ -109,7 +109,7 @@ TEST(OnnxMalformedNode, FlattenDeclaredToGiveAScalarStopsTheConversion) {
   } catch (const ConversionError& e) {
     EXPECT_EQ(std::string(e.what()),
               "node 'Flatten_0' (Flatten): output 'b' is of ONNX type 69; the engine computes in "
-              "float32 and carries integer and bool types as float32, not this one");
+              "float32 and carries float64, integer and bool types as float32, not this one");
   }
 }
 

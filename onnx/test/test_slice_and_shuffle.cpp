@@ -60,16 +60,7 @@ TEST(OnnxSlice, HugeStepTakesOneElement) {
   EXPECT_EQ(MaxAbsDiff(RunGraph(ConvertOnnx(m.model), {Range(14)}), {2, 9}), 0.f);
 }
 
-TEST(OnnxSlice, NegativeStepIsRefusedNamingTheNode) {
-  OneNodeModel m("Slice", 13);
-  m.Input("X", {1, 2, 7})
-      .Constant(Ints("starts", {5}))
-      .Constant(Ints("ends", {0}))
-      .Constant(Ints("axes", {2}))
-      .Constant(Ints("steps", {-1}))
-      .Output("Y", {1, 2, 5});
-  ExpectErrorNamingNode(m.model, "step -1 is not supported (positive only)");
-}
+// Negative steps: test_load_time_constants.cpp (OnnxSliceNegativeStep).
 
 TEST(OnnxSlice, ComputedBoundsAreRefusedNamingTheNode) {
   OneNodeModel m("Slice", 13);

@@ -9,9 +9,11 @@
 //   torch.triu / torch.tril     (diagonal) keep the upper / lower triangle of
 //                               the last two dimensions, zero the rest
 //   torch.index_select (dim, index)  the slices at `index` (an int array
-//                               parameter here, negative from the end) along dim
+//                               parameter here, negative from the end) along dim;
+//                               with a second input, that operand (1-D) is the index
 //   torch.gather (dim, index, index_shape)  ONNX GatherElements, the index
-//                               fixed at load time (an int array parameter)
+//                               fixed at load time (an int array parameter), or
+//                               a second operand of the input's rank
 //   torch.numel                 the element count of the item (ONNX Size)
 //   Tensor.expand (shape)       NumPy broadcasting to `shape` (with the batch;
 //                               -1 keeps a dimension); an item of lower rank is
@@ -28,6 +30,7 @@
 #include <limits>
 
 #include "row_major_item.hpp"
+#include "two_operand_common.hpp"
 
 namespace kuiper {
 namespace {
@@ -117,85 +120,166 @@ class TriangleLayer : public RowMajorItemLayer {
   int64_t diagonal_;
 };
 
+// The slices at `index` (negative from the end) along item dimension `d`;
+// false when an index is out of range.
+bool IndexSelectAlong(const std::vector<uint32_t>& shape, const std::vector<float>& in, int d,
+                      const std::vector<int64_t>& index, std::vector<uint32_t>& out_shape,
+                      std::vector<float>& out) {
+  const RowMajorAxis axis = LocateRowMajorAxis(shape, d);
+  const int64_t n = static_cast<int64_t>(axis.length);
+  std::vector<uint64_t> picked;
+  for (int64_t index_value : index) {
+    const int64_t k = index_value < 0 ? index_value + n : index_value;
+    if (k < 0 || k >= n) return false;
+    picked.push_back(static_cast<uint64_t>(k));
+  }
+  out_shape = shape;
+  out_shape[d] = static_cast<uint32_t>(picked.size());
+  out.resize(axis.outer * picked.size() * axis.inner);
+  float* y = out.data();
+  for (uint64_t o = 0; o < axis.outer; ++o) {
+    for (uint64_t k : picked) {
+      const float* x = in.data() + (o * axis.length + k) * axis.inner;
+      y = std::copy(x, x + axis.inner, y);
+    }
+  }
+  return true;
+}
+
 class IndexSelectLayer : public RowMajorItemLayer {
  public:
-  IndexSelectLayer(int dim, std::vector<int> index)
-      : RowMajorItemLayer("IndexSelect"), dim_(dim), index_(std::move(index)) {}
+  IndexSelectLayer(int dim, const std::vector<int>& index)
+      : RowMajorItemLayer("IndexSelect"), dim_(dim), index_(index.begin(), index.end()) {}
 
  protected:
   bool Compute(const std::vector<uint32_t>& shape, const std::vector<float>& in,
                std::vector<uint32_t>& out_shape, std::vector<float>& out) const override {
     const int d = ItemDim(dim_, shape.size());
-    if (d < 0) return false;
-    const RowMajorAxis axis = LocateRowMajorAxis(shape, d);
-    const int64_t n = static_cast<int64_t>(axis.length);
-    std::vector<uint64_t> picked;
-    for (int index : index_) {
-      const int64_t k = index < 0 ? index + n : index;
-      if (k < 0 || k >= n) return false;
-      picked.push_back(static_cast<uint64_t>(k));
-    }
-    out_shape = shape;
-    out_shape[d] = static_cast<uint32_t>(picked.size());
-    out.resize(axis.outer * picked.size() * axis.inner);
-    float* y = out.data();
-    for (uint64_t o = 0; o < axis.outer; ++o) {
-      for (uint64_t k : picked) {
-        const float* x = in.data() + (o * axis.length + k) * axis.inner;
-        y = std::copy(x, x + axis.inner, y);
-      }
-    }
-    return true;
+    return d >= 0 && IndexSelectAlong(shape, in, d, index_, out_shape, out);
   }
 
  private:
   int dim_;
-  std::vector<int> index_;
+  std::vector<int64_t> index_;
+};
+
+// torch.index_select(input, dim, index) with the index an operand (ONNX
+// Gather with indices computed at run time): item n of the output selects
+// from item n of the input the slices item n of `index` names. The index
+// item is 1-D of integers carried as floats (a non-integer or one out of
+// range is a shape error).
+class IndexSelectOperandLayer : public TwoOperandLayer {
+ public:
+  explicit IndexSelectOperandLayer(int dim) : TwoOperandLayer("IndexSelect"), dim_(dim) {}
+
+ protected:
+  InferStatus ForwardItem(const ftensor& a, const ftensor& b, sftensor& output) const override {
+    const std::vector<uint32_t> shape = a.raw_shapes();
+    const int d = ItemDim(dim_, shape.size());
+    if (d < 0 || b.raw_shapes().size() != 1) return InferStatus::kInferFailedShapeError;
+    std::vector<int64_t> index;
+    for (float v : b.values(/*row_major=*/true)) {
+      if (v != std::floor(v) || std::abs(v) > 2e9f) return InferStatus::kInferFailedShapeError;
+      index.push_back(static_cast<int64_t>(v));
+    }
+    std::vector<uint32_t> out_shape;
+    std::vector<float> out;
+    if (!IndexSelectAlong(shape, a.values(/*row_major=*/true), d, index, out_shape, out)) {
+      return InferStatus::kInferFailedShapeError;
+    }
+    EnsureOutput(output, out_shape);
+    output->Fill(out, /*row_major=*/true);
+    return InferStatus::kInferSuccess;
+  }
+
+ private:
+  int dim_;
 };
 
 // torch.gather along `dim`: out[i] = in[i with index dim replaced by
 // index[i]], the index (row-major, negative from the end) of the output's
 // shape `index_shape` (without the batch), both fixed when loading.
+// out[e] = in[the position of e with its index along `d` replaced by
+// index[e]] for the `index` of `index_shape` (the output's shape, of `shape`'s
+// rank); false when an index is out of range.
+bool GatherAlong(const std::vector<uint32_t>& shape, const std::vector<float>& in, int d,
+                 const std::vector<int64_t>& index, const std::vector<uint32_t>& index_shape,
+                 std::vector<float>& out) {
+  if (index_shape.size() != shape.size()) return false;
+  std::vector<uint64_t> stride(shape.size(), 1);
+  for (size_t k = shape.size() - 1; k > 0; --k) stride[k - 1] = stride[k] * shape[k];
+  out.resize(index.size());
+  std::vector<uint32_t> at(shape.size(), 0);
+  for (size_t e = 0; e < index.size(); ++e) {
+    int64_t j = index[e];
+    if (j < 0) j += shape[d];
+    if (j < 0 || j >= int64_t{shape[d]}) return false;
+    uint64_t offset = 0;
+    for (size_t k = 0; k < shape.size(); ++k) {
+      const uint64_t i = static_cast<int>(k) == d ? static_cast<uint64_t>(j) : at[k];
+      if (i >= shape[k]) return false;
+      offset += i * stride[k];
+    }
+    out[e] = in[offset];
+    for (size_t k = shape.size(); k-- > 0;) {
+      if (++at[k] < index_shape[k]) break;
+      at[k] = 0;
+    }
+  }
+  return true;
+}
+
 class GatherLayer : public RowMajorItemLayer {
  public:
-  GatherLayer(int dim, std::vector<int> index, std::vector<int> index_shape)
+  GatherLayer(int dim, const std::vector<int>& index, const std::vector<int>& index_shape)
       : RowMajorItemLayer("Gather"),
         dim_(dim),
-        index_(std::move(index)),
-        index_shape_(std::move(index_shape)) {}
+        index_(index.begin(), index.end()),
+        index_shape_(index_shape.begin(), index_shape.end()) {}
 
  protected:
   bool Compute(const std::vector<uint32_t>& shape, const std::vector<float>& in,
                std::vector<uint32_t>& out_shape, std::vector<float>& out) const override {
     const int d = ItemDim(dim_, shape.size());
-    if (d < 0 || index_shape_.size() != shape.size()) return false;
-    out_shape.assign(index_shape_.begin(), index_shape_.end());
-    std::vector<uint64_t> stride(shape.size(), 1);
-    for (size_t k = shape.size() - 1; k > 0; --k) stride[k - 1] = stride[k] * shape[k];
-    out.resize(index_.size());
-    std::vector<uint32_t> at(shape.size(), 0);
-    for (size_t e = 0; e < index_.size(); ++e) {
-      int64_t j = index_[e];
-      if (j < 0) j += shape[d];
-      if (j < 0 || j >= int64_t{shape[d]}) return false;
-      uint64_t offset = 0;
-      for (size_t k = 0; k < shape.size(); ++k) {
-        const uint64_t i = static_cast<int>(k) == d ? static_cast<uint64_t>(j) : at[k];
-        if (i >= shape[k]) return false;
-        offset += i * stride[k];
-      }
-      out[e] = in[offset];
-      for (size_t k = shape.size(); k-- > 0;) {
-        if (++at[k] < out_shape[k]) break;
-        at[k] = 0;
-      }
-    }
-    return true;
+    out_shape = index_shape_;
+    return d >= 0 && GatherAlong(shape, in, d, index_, index_shape_, out);
   }
 
  private:
   int dim_;
-  std::vector<int> index_, index_shape_;
+  std::vector<int64_t> index_;
+  std::vector<uint32_t> index_shape_;
+};
+
+// torch.gather(input, dim, index) with the index an operand (ONNX
+// GatherElements with indices computed at run time): item n of the index, of
+// item n of the input's rank, picks from item n of the input; the output has
+// the index's shape.
+class GatherOperandLayer : public TwoOperandLayer {
+ public:
+  explicit GatherOperandLayer(int dim) : TwoOperandLayer("Gather"), dim_(dim) {}
+
+ protected:
+  InferStatus ForwardItem(const ftensor& a, const ftensor& b, sftensor& output) const override {
+    const std::vector<uint32_t> shape = a.raw_shapes();
+    const int d = ItemDim(dim_, shape.size());
+    if (d < 0) return InferStatus::kInferFailedShapeError;
+    std::vector<int64_t> index;
+    for (float v : b.values(/*row_major=*/true)) {
+      if (v != std::floor(v) || std::abs(v) > 2e9f) return InferStatus::kInferFailedShapeError;
+      index.push_back(static_cast<int64_t>(v));
+    }
+    std::vector<float> out;
+    if (!GatherAlong(shape, a.values(/*row_major=*/true), d, index, b.raw_shapes(), out)) {
+      return InferStatus::kInferFailedShapeError;
+    }
+    EnsureOutput(output, b.raw_shapes());
+    output->Fill(out, /*row_major=*/true);
+    return InferStatus::kInferSuccess;
+  }
+
+ private:
+  int dim_;
 };
 
 // torch.numel: the element count of each item, as one float.
@@ -341,6 +425,7 @@ std::unique_ptr<Layer> CreateTriangle(const RuntimeOperator& op) {
 std::unique_ptr<Layer> CreateIndexSelect(const RuntimeOperator& op) {
   const int dim = op.param<int>("dim");
   CheckNotBatch(op, dim);
+  if (op.input_operands.size() == 2) return std::make_unique<IndexSelectOperandLayer>(dim);
   const std::vector<int> index = IntListParam(op, "index", {});
   if (index.empty()) {
     throw LayerError(fmt::format(
@@ -352,6 +437,7 @@ std::unique_ptr<Layer> CreateIndexSelect(const RuntimeOperator& op) {
 std::unique_ptr<Layer> CreateGather(const RuntimeOperator& op) {
   const int dim = op.param<int>("dim");
   CheckNotBatch(op, dim);
+  if (op.input_operands.size() == 2) return std::make_unique<GatherOperandLayer>(dim);
   const std::vector<int> index = IntListParam(op, "index", {});
   const std::vector<int> shape = IntListParam(op, "index_shape", {});
   int64_t count = 1;

@@ -1,7 +1,9 @@
 // kuiper.Resize: ONNX's Resize / Upsample on (N, C, H, W), as the ONNX
 // importer emits it. Unlike nn.Upsample it names its coordinate mapping and
 // nearest rounding, because ONNX's defaults are neither of PyTorch's:
-//   mode             nearest | bilinear
+//   mode             nearest | bilinear | bicubic
+//   cubic_coeff_a    (bicubic, optional) the kernel's a, default -0.75
+//   exclude_outside  (bicubic, optional) taps outside the input weigh 0
 //   coordinate_mode  half_pixel | align_corners | asymmetric | pytorch_half_pixel |
 //                    tf_half_pixel_for_nn
 //   nearest_mode     floor | ceil | round_prefer_floor | round_prefer_ceil
@@ -9,6 +11,7 @@
 //   scale            (h,w) output pixels per input pixel, as ONNX's scales
 #include <fmt/format.h>
 
+#include <cmath>
 #include <map>
 
 #include "kuiper/layers/elementwise.hpp"
@@ -20,13 +23,15 @@ namespace {
 class OnnxResizeLayer : public Layer {
  public:
   OnnxResizeLayer(std::string name, ResizeMode mode, CoordinateMode coordinates,
-                  NearestRounding rounding, std::vector<int> size, std::vector<float> scale)
+                  NearestRounding rounding, std::vector<int> size, std::vector<float> scale,
+                  CubicOptions cubic)
       : Layer(std::move(name)),
         mode_(mode),
         coordinates_(coordinates),
         rounding_(rounding),
         size_(std::move(size)),
-        scale_(std::move(scale)) {}
+        scale_(std::move(scale)),
+        cubic_(cubic) {}
 
   InferStatus Forward(const std::vector<sftensor>& inputs,
                       std::vector<sftensor>& outputs) override {
@@ -41,7 +46,7 @@ class OnnxResizeLayer : public Layer {
     }
     const auto resize = [&](size_t i) {
       Resize(*inputs[i], *outputs[i], mode_, coordinates_, 1.f / scale_[0], 1.f / scale_[1],
-             rounding_);
+             rounding_, cubic_);
     };
     // As in nn.Upsample: one item shares its channels out in Resize.
     if (inputs.size() == 1) {
@@ -59,6 +64,7 @@ class OnnxResizeLayer : public Layer {
   NearestRounding rounding_;
   std::vector<int> size_;
   std::vector<float> scale_;
+  CubicOptions cubic_;
 };
 
 template <typename T>
@@ -73,8 +79,10 @@ T Lookup(const RuntimeOperator& op, const std::string& key, const std::map<std::
 }
 
 std::unique_ptr<Layer> CreateOnnxResize(const RuntimeOperator& op) {
-  const ResizeMode mode = Lookup<ResizeMode>(
-      op, "mode", {{"nearest", ResizeMode::kNearest}, {"bilinear", ResizeMode::kBilinear}});
+  const ResizeMode mode = Lookup<ResizeMode>(op, "mode",
+                                             {{"nearest", ResizeMode::kNearest},
+                                              {"bilinear", ResizeMode::kBilinear},
+                                              {"bicubic", ResizeMode::kBicubic}});
   const CoordinateMode coordinates =
       Lookup<CoordinateMode>(op, "coordinate_mode",
                              {{"half_pixel", CoordinateMode::kHalfPixel},
@@ -100,7 +108,15 @@ std::unique_ptr<Layer> CreateOnnxResize(const RuntimeOperator& op) {
                     "scale (h,w) positive numbers",
                     op.name, op.type));
   }
-  return std::make_unique<OnnxResizeLayer>(op.name, mode, coordinates, rounding, size, scale);
+  CubicOptions cubic;
+  if (op.has_param("cubic_coeff_a")) cubic.a = op.param<float>("cubic_coeff_a");
+  if (op.has_param("exclude_outside")) cubic.exclude_outside = op.param<bool>("exclude_outside");
+  if (!std::isfinite(cubic.a)) {
+    throw LayerError(
+        fmt::format("operator '{}' ({}): cubic_coeff_a must be finite", op.name, op.type));
+  }
+  return std::make_unique<OnnxResizeLayer>(op.name, mode, coordinates, rounding, size, scale,
+                                           cubic);
 }
 
 const LayerRegistererWrapper kOnnxResizeRegistration({"kuiper.Resize"}, CreateOnnxResize);

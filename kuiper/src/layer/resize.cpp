@@ -75,12 +75,80 @@ std::vector<uint32_t> NearestIndices(CoordinateMode mode, float scale, uint32_t 
   return indices;
 }
 
+// For one axis: the four input indices each output index reads and their
+// weights (ONNX's cubic; see CubicOptions).
+struct CubicTaps {
+  std::vector<uint32_t> index;  // 4 per output index
+  std::vector<float> weight;    // 4 per output index
+};
+
+CubicTaps ComputeCubicTaps(CoordinateMode mode, float scale, uint32_t in_size, uint32_t out_size,
+                           CubicOptions cubic) {
+  CubicTaps taps;
+  const double a = cubic.a;
+  // The kernel at distance d: (a+2)|d|^3 - (a+3)|d|^2 + 1 for |d| <= 1,
+  // a|d|^3 - 5a|d|^2 + 8a|d| - 4a for 1 < |d| < 2.
+  const auto kernel = [a](double d) {
+    d = std::abs(d);
+    if (d <= 1) return ((a + 2) * d - (a + 3)) * d * d + 1;
+    if (d < 2) return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a;
+    return 0.0;
+  };
+  for (uint32_t dst = 0; dst < out_size; ++dst) {
+    const double src = SourceCoordinate(mode, dst, scale, in_size, out_size);
+    const double base = std::floor(src);
+    const double ratio = src - base;
+    double w[4];
+    int64_t idx[4];
+    double sum = 0;
+    for (int k = 0; k < 4; ++k) {
+      idx[k] = static_cast<int64_t>(base) - 1 + k;
+      w[k] = kernel(ratio + 1 - k);
+      if (cubic.exclude_outside && (idx[k] < 0 || idx[k] >= static_cast<int64_t>(in_size))) {
+        w[k] = 0;
+      }
+      sum += w[k];
+    }
+    for (int k = 0; k < 4; ++k) {
+      taps.index.push_back(
+          static_cast<uint32_t>(std::clamp<int64_t>(idx[k], 0, static_cast<int64_t>(in_size) - 1)));
+      taps.weight.push_back(static_cast<float>(cubic.exclude_outside ? w[k] / sum : w[k]));
+    }
+  }
+  return taps;
+}
+
 }  // namespace
 
 void Resize(const ftensor& input, ftensor& output, ResizeMode mode, CoordinateMode coordinates,
-            float scale_h, float scale_w, NearestRounding rounding) {
+            float scale_h, float scale_w, NearestRounding rounding, CubicOptions cubic) {
   const uint32_t in_h = input.rows(), in_w = input.cols();
   const uint32_t out_h = output.rows(), out_w = output.cols();
+  if (mode == ResizeMode::kBicubic) {
+    const CubicTaps ys = ComputeCubicTaps(coordinates, scale_h, in_h, out_h, cubic);
+    const CubicTaps xs = ComputeCubicTaps(coordinates, scale_w, in_w, out_w, cubic);
+    const int channels = static_cast<int>(input.channels());
+#pragma omp parallel for schedule(static) if (!omp_in_parallel())
+    for (int c = 0; c < channels; ++c) {
+      const arma::fmat& in = input.slice(c);
+      arma::fmat& out = output.slice(c);
+      for (uint32_t x = 0; x < out_w; ++x) {
+        for (uint32_t y = 0; y < out_h; ++y) {
+          double sum = 0;  // 16 taps: summed in double, rounded once
+          for (int i = 0; i < 4; ++i) {
+            double row = 0;
+            for (int j = 0; j < 4; ++j) {
+              row += static_cast<double>(xs.weight[4 * x + j]) *
+                     in(ys.index[4 * y + i], xs.index[4 * x + j]);
+            }
+            sum += ys.weight[4 * y + i] * row;
+          }
+          out(y, x) = static_cast<float>(sum);
+        }
+      }
+    }
+    return;
+  }
   if (mode == ResizeMode::kNearest) {
     const std::vector<uint32_t> ys = NearestIndices(coordinates, scale_h, in_h, out_h, rounding);
     const std::vector<uint32_t> xs = NearestIndices(coordinates, scale_w, in_w, out_w, rounding);

@@ -440,7 +440,9 @@ std::vector<std::vector<sftensor>> RuntimeGraph::Forward(
     throw ShapeError(fmt::format("{}: the graph has {} input(s), got {}", param_path_,
                                  inputs_.size(), inputs.size()));
   }
-  const size_t batch = inputs.empty() ? 0 : inputs[0].size();
+  // A graph with no input (every value a constant, e.g. an ONNX model whose
+  // inputs were all bound at load time) runs as one item, as Build allocated it.
+  const size_t batch = inputs.empty() ? 1 : inputs[0].size();
   for (size_t i = 0; i < inputs.size(); ++i) {
     const RuntimeOperand& operand = *inputs_[i]->output_operand;
     if (inputs[i].empty() || inputs[i].size() != batch) {

@@ -1,6 +1,6 @@
 // Image resizing shared by nn.Upsample / F.interpolate (and, later, ONNX's
 // Resize): each output pixel is mapped back to a coordinate in the input and
-// sampled there, by nearest neighbour or bilinearly.
+// sampled there, by nearest neighbour, bilinearly or bicubically (ONNX's cubic).
 #pragma once
 
 #include <cstdint>
@@ -9,7 +9,17 @@
 
 namespace kuiper {
 
-enum class ResizeMode { kNearest, kBilinear };
+enum class ResizeMode { kNearest, kBilinear, kBicubic };
+
+// ONNX's cubic mode: the four input pixels floor(x)-1 .. floor(x)+2 around
+// the coordinate x, weighted by the cubic convolution kernel of parameter `a`
+// (ONNX's cubic_coeff_a; -0.75 is PyTorch's bicubic, -0.5 Keys' original);
+// indices outside the input read its edge pixel, or, with `exclude_outside`,
+// get weight 0 and the other weights are scaled to add up to 1.
+struct CubicOptions {
+  float a = -0.75f;
+  bool exclude_outside = false;
+};
 
 // How an output index maps to an input coordinate (the names are ONNX's
 // coordinate_transformation_mode). `scale` is input pixels per output pixel.
@@ -35,7 +45,9 @@ float SourceCoordinate(CoordinateMode mode, uint32_t dst, float scale, uint32_t 
 // given, else in / out); kAlignCorners ignores them. Nearest takes the floor
 // of the coordinate (or rounds it as `rounding` says); bilinear clamps it into the input and blends
 // the four neighbours, as PyTorch does.
+// Bicubic samples the coordinate unclamped, as ONNX does (`cubic`).
 void Resize(const ftensor& input, ftensor& output, ResizeMode mode, CoordinateMode coordinates,
-            float scale_h, float scale_w, NearestRounding rounding = NearestRounding::kFloor);
+            float scale_h, float scale_w, NearestRounding rounding = NearestRounding::kFloor,
+            CubicOptions cubic = {});
 
 }  // namespace kuiper
