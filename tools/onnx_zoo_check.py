@@ -84,6 +84,16 @@ def check_pair(kuiper, folder, suffix, flags, model="model.onnx"):
     return diff <= allowed, diff, allowed, ""
 
 
+def write_table(path, header, rows):
+    """A Markdown table at `path`: one column per name in `header`; each row's
+    last cell is free text (its pipes escaped, cut at 300 characters)."""
+    with open(path, "w") as f:
+        f.write("| %s |\n|%s\n" % (" | ".join(header), "---|" * len(header)))
+        for row in rows:
+            cells = list(row[:-1]) + [row[-1].replace("|", "\\|")[:300]]
+            f.write("| %s |\n" % " | ".join(cells))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kuiper", required=True, help="the kuiper CLI")
@@ -124,11 +134,7 @@ def main():
                error.splitlines()[-1] if error else ""), flush=True)
         rows.append((entry, status, shown, error))
     if args.table:
-        with open(args.table, "w") as f:
-            f.write("| entry | status | max abs diff vs PyTorch | error |\n|---|---|---|---|\n")
-            for entry, status, shown, error in rows:
-                f.write("| %s | %s | %s | %s |\n" % (entry, status, shown,
-                                                    error.replace("|", "\\|")[:300]))
+        write_table(args.table, ("entry", "status", "max abs diff vs PyTorch", "error"), rows)
     for problem in problems:
         print("PROBLEM:", problem)
     print("%d entries, %d run, %d problems" %

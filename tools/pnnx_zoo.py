@@ -159,12 +159,8 @@ def main():
               (name, status, shown, limit, text.splitlines()[-1] if text else ""), flush=True)
         rows.append((name, status, shown, limit, text))
     if args.table:
-        with open(args.table, "w") as f:
-            f.write("| model | status | max abs diff vs PyTorch | allowed | note |\n"
-                    "|---|---|---|---|---|\n")
-            for row in rows:
-                f.write("| %s | %s | %s | %s | %s |\n" %
-                        (row[:4] + (row[4].replace("|", "\\|")[:300],)))
+        header = ("model", "status", "max abs diff vs PyTorch", "allowed", "note")
+        onnx_zoo_check.write_table(args.table, header, rows)
     for problem in problems:
         print("PROBLEM:", problem)
     if not args.export_only:

@@ -310,12 +310,9 @@ def main():
               flush=True)
         rows.append((name, status, shown, limit, note))
     if args.table:
-        with open(args.table, "w") as f:
-            f.write("| model | status | max abs diff (vs PyTorch; fp64 rule: vs float64) | allowed | note |\n"
-                    "|---|---|---|---|---|\n")
-            for row in rows:
-                f.write("| %s | %s | %s | %s | %s |\n" %
-                        (row[:4] + (row[4].replace("|", "\\|")[:300],)))
+        header = ("model", "status", "max abs diff (vs PyTorch; fp64 rule: vs float64)", "allowed",
+                  "note")
+        onnx_zoo_check.write_table(args.table, header, rows)
     failed = [r for r in rows if not r[1].startswith("runs")]
     print("%d models, %d run" % (len(rows), len(rows) - len(failed)))
     return 1 if failed else 0

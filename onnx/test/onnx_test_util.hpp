@@ -105,6 +105,17 @@ inline void SetInts(onnx::NodeProto* node, const std::string& name,
   for (int64_t v : values) attr->add_ints(v);
 }
 
+// ConvertOnnx(model) refuses the model with a message containing `text`.
+inline void ExpectConversionErrorContaining(const onnx::ModelProto& model,
+                                            const std::string& text) {
+  try {
+    ConvertOnnx(model);
+    FAIL() << "no error; expected one containing \"" << text << "\"";
+  } catch (const ConversionError& e) {
+    EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+  }
+}
+
 inline void ExpectErrorNamingNode(const onnx::ModelProto& model, const std::string& text) {
   try {
     ConvertOnnx(model);

@@ -118,6 +118,15 @@ CubicTaps ComputeCubicTaps(CoordinateMode mode, float scale, uint32_t in_size, u
   return taps;
 }
 
+// fn(input channel, output channel) for every channel, shared among the
+// threads (unless already inside a parallel region: a batch item).
+template <typename Fn>
+void ForEachChannel(const ftensor& input, ftensor& output, const Fn& fn) {
+  const int channels = static_cast<int>(input.channels());
+#pragma omp parallel for schedule(static) if (!omp_in_parallel())
+  for (int c = 0; c < channels; ++c) fn(input.slice(c), output.slice(c));
+}
+
 }  // namespace
 
 void Resize(const ftensor& input, ftensor& output, ResizeMode mode, CoordinateMode coordinates,
@@ -127,11 +136,7 @@ void Resize(const ftensor& input, ftensor& output, ResizeMode mode, CoordinateMo
   if (mode == ResizeMode::kBicubic) {
     const CubicTaps ys = ComputeCubicTaps(coordinates, scale_h, in_h, out_h, cubic);
     const CubicTaps xs = ComputeCubicTaps(coordinates, scale_w, in_w, out_w, cubic);
-    const int channels = static_cast<int>(input.channels());
-#pragma omp parallel for schedule(static) if (!omp_in_parallel())
-    for (int c = 0; c < channels; ++c) {
-      const arma::fmat& in = input.slice(c);
-      arma::fmat& out = output.slice(c);
+    ForEachChannel(input, output, [&](const arma::fmat& in, arma::fmat& out) {
       for (uint32_t x = 0; x < out_w; ++x) {
         for (uint32_t y = 0; y < out_h; ++y) {
           double sum = 0;  // 16 taps: summed in double, rounded once
@@ -146,30 +151,22 @@ void Resize(const ftensor& input, ftensor& output, ResizeMode mode, CoordinateMo
           out(y, x) = static_cast<float>(sum);
         }
       }
-    }
+    });
     return;
   }
   if (mode == ResizeMode::kNearest) {
     const std::vector<uint32_t> ys = NearestIndices(coordinates, scale_h, in_h, out_h, rounding);
     const std::vector<uint32_t> xs = NearestIndices(coordinates, scale_w, in_w, out_w, rounding);
-    const int channels = static_cast<int>(input.channels());
-#pragma omp parallel for schedule(static) if (!omp_in_parallel())
-    for (int c = 0; c < channels; ++c) {
-      const arma::fmat& in = input.slice(c);
-      arma::fmat& out = output.slice(c);
+    ForEachChannel(input, output, [&](const arma::fmat& in, arma::fmat& out) {
       for (uint32_t x = 0; x < out_w; ++x) {
         for (uint32_t y = 0; y < out_h; ++y) out(y, x) = in(ys[y], xs[x]);
       }
-    }
+    });
     return;
   }
   const LinearTaps ys = ComputeTaps(coordinates, scale_h, in_h, out_h);
   const LinearTaps xs = ComputeTaps(coordinates, scale_w, in_w, out_w);
-  const int channels = static_cast<int>(input.channels());
-#pragma omp parallel for schedule(static) if (!omp_in_parallel())
-  for (int c = 0; c < channels; ++c) {
-    const arma::fmat& in = input.slice(c);
-    arma::fmat& out = output.slice(c);
+  ForEachChannel(input, output, [&](const arma::fmat& in, arma::fmat& out) {
     for (uint32_t x = 0; x < out_w; ++x) {
       const uint32_t x0 = xs.low[x], x1 = xs.high[x];
       const float wx1 = xs.weight[x], wx0 = 1.f - wx1;
@@ -180,7 +177,7 @@ void Resize(const ftensor& input, ftensor& output, ResizeMode mode, CoordinateMo
                     wy1 * (wx0 * in(y1, x0) + wx1 * in(y1, x1));
       }
     }
-  }
+  });
 }
 
 }  // namespace kuiper
