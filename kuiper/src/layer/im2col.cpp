@@ -54,13 +54,23 @@ void Gemm(const float* a, int64_t m, int64_t lda, const arma::fmat& b, uint64_t 
   }
 }
 
-// a (m x b.n_rows at `a`, column-major) * b into `product`, as one GEMM that
+// oneDNN's AVX-512 GEMM kernel computes 48 output positions (rows of a) at a
+// time; a product with a few positions more runs them through a slow
+// remainder path. Measured at 2 threads (dnnl_sgemm, 512 kernels of 4608 taps,
+// ResNet18's layer4): 48 positions 0.59 ms, 49 positions 0.82 ms, yet 48 and
+// then 1 apart 0.59 + 0.08 ms. So products are cut at multiples of 48 rows.
+constexpr int64_t kGemmRows = 48;
+
+// a (m x b.n_rows at `a`, column-major) * b into `product`, as GEMMs that
 // oneDNN shares among the threads: for a product too small to be cut into
 // blocks, its own split (rows, columns or the inner dimension) beats ours:
-// measured with bench_conv, 512->512 3x3 at 7x7 1.51 -> 1.16 ms.
+// measured with bench_conv, 512->512 3x3 at 7x7 1.51 -> 1.16 ms. The rows past
+// the last multiple of 48 are a second GEMM (see kGemmRows).
 void WholeGemm(const float* a, int64_t m, const arma::fmat& b, float* product,
                const Epilogue& epilogue) {
-  Gemm(a, m, m, b, 0, b.n_cols, product, m, epilogue);
+  const int64_t whole = m > kGemmRows ? m / kGemmRows * kGemmRows : m;
+  Gemm(a, whole, m, b, 0, b.n_cols, product, m, epilogue);
+  if (whole < m) Gemm(a + whole, m - whole, m, b, 0, b.n_cols, product + whole, m, epilogue);
 }
 
 void CheckInnerSizes(uint64_t a_rows, uint64_t a_cols, const arma::fmat& b) {
@@ -133,7 +143,8 @@ void MultiplyInto(const Im2ColMatrix& a, const arma::fmat& b, float* product,
   const float* in_place = a.InPlace();
   // About 512 KB of rows per block (a block and the packed kernels stay in
   // L2), but at least 256 rows for the GEMM to run at speed. The block count is
-  // a multiple of the thread count so every thread gets the same share.
+  // a multiple of the thread count so every thread gets the same share, and
+  // blocks are whole units of 48 rows (kGemmRows) but for the last.
   const int threads = omp_get_max_threads();
   const int64_t target_rows = std::max<int64_t>(256, (int64_t{1} << 17) / std::max<int64_t>(k, 1));
   int64_t blocks = (m + target_rows - 1) / target_rows;
@@ -142,7 +153,8 @@ void MultiplyInto(const Im2ColMatrix& a, const arma::fmat& b, float* product,
     return WholeGemm(a.ToMatrix().memptr(), m, b, product, epilogue);
   }
   blocks = (blocks + threads - 1) / threads * threads;
-  const int64_t max_rows = (m + blocks - 1) / blocks;
+  const int64_t units = (m + kGemmRows - 1) / kGemmRows;
+  const int64_t max_rows = (units + blocks - 1) / blocks * kGemmRows;
   // One buffer per thread, allocated here: nothing may throw inside the region
   // but the lab's FillBlock, whose exception is kept and rethrown after it.
   const auto buffers =
@@ -150,7 +162,9 @@ void MultiplyInto(const Im2ColMatrix& a, const arma::fmat& b, float* product,
   std::exception_ptr error;
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (int64_t t = 0; t < blocks; ++t) {
-    const int64_t first = m * t / blocks, rows = m * (t + 1) / blocks - first;
+    const int64_t first = std::min(m, units * t / blocks * kGemmRows);
+    const int64_t rows = std::min(m, units * (t + 1) / blocks * kGemmRows) - first;
+    if (rows <= 0) continue;  // more blocks than 48-row units
     if (in_place) {  // a 1x1 kernel: the block is rows of the input itself
       Gemm(in_place + first, rows, m, b, 0, b.n_cols, product + first, m, epilogue);
       continue;
@@ -171,7 +185,7 @@ void MultiplyInto(const Im2ColMatrix& a, const arma::fmat& b, float* product,
 namespace {
 bool winograd_allowed = [] {
   const char* on = std::getenv("KUIPER_WINOGRAD");
-  return on != nullptr && std::string_view(on) != "" && std::string_view(on) != "0";
+  return on == nullptr || std::string_view(on) != "0";
 }();
 }  // namespace
 

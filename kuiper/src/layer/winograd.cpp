@@ -10,6 +10,17 @@
 // 16 GEMMs of 1/9 of the im2col GEMM's size each, 16/36 = 4/9 of its
 // multiply-adds, plus the two transforms, which are additions only.
 //
+// Each M_e is summed 16 input channels at a time: one GEMM per 16 channels,
+// each adding its partial sum to M_e (dnnl_sgemm with beta = 1 computes the
+// 16-term sums in registers from zero, then adds them). The transformed terms
+// are larger than the outputs they cancel down to, and one float sum over all
+// C_in channels lets its rounding grow with C_in; partial sums of 16 keep each
+// layer's rounding below im2col's. Measured (rms of the error relative to the
+// output, 20x20 outputs, post-ReLU Gaussian input, against a double direct
+// convolution; im2col / one sum / partial sums of 16): 64 channels
+// 2.1e-7 / 2.2e-7 / 1.5e-7, 128: 2.4e-7 / 3.0e-7 / 1.6e-7, 256: 2.4e-7 /
+// 4.2e-7 / 1.7e-7.
+//
 // Tiles are numbered column-major like the output (t = ty + tx * tiles_h) and
 // cut into chunks of whole tile columns, so that a chunk's V and M stay in the
 // cache between the transforms and the GEMMs. An image whose transformed data
@@ -31,6 +42,7 @@ namespace kuiper {
 namespace {
 
 constexpr int64_t kWinogradElements = 16;  // the 4x4 transformed tile
+constexpr int64_t kPartialSumChannels = 16;  // input channels per partial sum of M_e
 
 // One chunk's work area: tiles [t0, t0 + tiles) of the image, which are the
 // tile columns [tx0, tx0 + tiles / tiles_h).
@@ -153,12 +165,17 @@ struct WinogradGeometry {
   }
 }
 
-// M_e = V_e * U_e, one oneDNN GEMM (row-major: M_e' = U_e' * V_e').
+// M_e = V_e * U_e as a sum of partial products over 16 input channels each,
+// one oneDNN GEMM per partial product (row-major: M_e' = U_e' * V_e').
 void WinogradGemm(const WinogradGeometry& g, const WinogradChunk& k, const float* u, int64_t e) {
-  dnnl_sgemm('N', 'N', g.out_channels, k.tiles, g.in_channels, 1.f,
-             u + e * g.in_channels * g.out_channels, g.in_channels,
-             k.v + e * g.in_channels * k.tiles, k.tiles, 0.f, k.m + e * g.out_channels * k.tiles,
-             k.tiles);
+  const float* u_e = u + e * g.in_channels * g.out_channels;
+  const float* v_e = k.v + e * g.in_channels * k.tiles;
+  float* m_e = k.m + e * g.out_channels * k.tiles;
+  for (int64_t c = 0; c < g.in_channels; c += kPartialSumChannels) {
+    const int64_t channels = std::min(kPartialSumChannels, g.in_channels - c);
+    dnnl_sgemm('N', 'N', g.out_channels, k.tiles, channels, 1.f, u_e + c, g.in_channels,
+               v_e + c * k.tiles, k.tiles, c == 0 ? 0.f : 1.f, m_e, k.tiles);
+  }
 }
 
 }  // namespace
@@ -214,12 +231,14 @@ void WinogradMultiplyInto(const Im2ColMatrix& a, const WinogradKernels& kernels,
   const int64_t per_tile = kWinogradElements * (g.in_channels + g.out_channels);
   const int64_t kernel_floats = kWinogradElements * g.in_channels * g.out_channels;
   const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
-  // About 512 KB of V and M per chunk, in whole tile columns; the whole image
-  // as one chunk when its V and M weigh less than the transformed kernels
-  // (each chunk reads all of them), or when there are too few chunks for
-  // every thread to get two.
+  // About 2 MB of V and M per chunk, in whole tile columns (512 KB, which
+  // stays in L2, made the GEMMs too small: each partial sum is one call;
+  // bench_conv at 1 thread, 128->128 at 40x40: 5.7 ms with 512 KB chunks, 1.8
+  // with 2 MB); the whole image as one chunk when its V and M weigh less than
+  // the transformed kernels (each chunk reads all of them), or when there are
+  // too few chunks for every thread to get two.
   const int64_t chunk_cols =
-      std::clamp<int64_t>((int64_t{1} << 17) / per_tile / g.tiles_h, 1, g.tiles_w);
+      std::clamp<int64_t>((int64_t{1} << 19) / per_tile / g.tiles_h, 1, g.tiles_w);
   const int64_t chunks = (g.tiles_w + chunk_cols - 1) / chunk_cols;
   const int64_t image_floats = per_tile * g.tiles_h * g.tiles_w;
   const bool whole = image_floats <= kernel_floats || (threads > 1 && chunks < 2 * threads);

@@ -62,11 +62,11 @@ TEST(Conv2d, BatchOfThreeMatchesItemByItem) {
   }
 }
 
-// A 3x3 stride-1 layer with 16 and 24 channels per group made after
-// SetWinogradAllowed(true) takes the core's Winograd route (GroupKernels);
-// by default, im2col + GEMM. Both through ComputeGroups, batch 3 (items in
-// parallel), odd sizes, bias and a fused ReLU: the same outputs up to float32
-// rounding (2e-6 of the largest value; see kuiper/test/test_winograd.cpp).
+// A 3x3 stride-1 layer with 16 and 24 channels per group takes the core's
+// Winograd route (GroupKernels, the default); made after
+// SetWinogradAllowed(false), im2col + GEMM. Both through ComputeGroups, batch 3
+// (items in parallel), odd sizes, bias and a fused ReLU: the same outputs up
+// to float32 rounding (2e-6 of the largest value; see kuiper/test/test_winograd.cpp).
 TEST(Conv2d, WinogradRouteGivesTheIm2ColRoutesOutput) {
   ConvParams p;
   p.in_channels = 32, p.out_channels = 48, p.groups = 2;
@@ -75,10 +75,12 @@ TEST(Conv2d, WinogradRouteGivesTheIm2ColRoutesOutput) {
   std::vector<float> weight(48 * 16 * 9), bias(48);
   for (size_t i = 0; i < weight.size(); ++i) weight[i] = float((i * 37) % 23) / 23 - 0.5f;
   for (size_t o = 0; o < bias.size(); ++o) bias[o] = 0.1f * (float(o) - 24);
+  const bool allowed = WinogradAllowed();
   SetWinogradAllowed(true);
   ConvolutionLayer winograd("winograd", p, weight, bias);
-  SetWinogradAllowed(false);  // the default
+  SetWinogradAllowed(false);
   ConvolutionLayer im2col("im2col", p, weight, bias);
+  SetWinogradAllowed(allowed);
   ASSERT_TRUE(winograd.FuseActivation(Activation::kRelu));
   ASSERT_TRUE(im2col.FuseActivation(Activation::kRelu));
   std::vector<sftensor> inputs = Batch(3, 32, 13, 10), got(3), want(3);

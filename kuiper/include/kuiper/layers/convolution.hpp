@@ -152,23 +152,21 @@ class WinogradKernels {
 // The product `a * kernels` that MultiplyInto computes, for a 3x3, stride-1,
 // undilated im2col matrix, by Winograd's F(2x2, 3x3): the input is never
 // unfolded (so FillBlock is not called); 16 GEMMs with 4/9 of im2col's
-// multiply-adds and two transforms of additions only. Same layout, same
-// epilogue; results differ from im2col's only by rounding. Throws ShapeError
-// for another geometry.
+// multiply-adds and two transforms of additions only, each GEMM summing its
+// products 16 input channels at a time. Same layout, same epilogue; results
+// differ from im2col's only by rounding. Throws ShapeError for another geometry.
 void WinogradMultiplyInto(const Im2ColMatrix& a, const WinogradKernels& kernels, float* product,
                           const Epilogue& epilogue = {});
 
-// Whether layers made from now on may take the Winograd route: no, unless
-// the environment variable KUIPER_WINOGRAD is set (to anything but 0 or empty) or
-// SetWinogradAllowed(true) was called. It is faster (ResNet18 17.8 -> 15.0 ms
-// at 2 threads, YOLOv5s 76 -> 71) but not the default: its transformed terms
-// are larger than the outputs they cancel down to and are summed in float
-// over all input channels, so a layer rounds more than through im2col (rms of
-// a 20x20 output, measured: 64 channels 2.2e-7 against 2.1e-7, 256 channels
-// 4.3e-7 against 2.5e-7), and YOLOv5s, whose box sizes magnify every
-// rounding, then leaves the float64 bound of the PNNX zoo's check (engine
-// 9.0e-3 from float64 against 6.2e-3 through im2col; bound 8.1e-3). ResNet18
-// stays 1.41e-6 of its largest value from PyTorch either way.
+// Whether layers made from now on may take the Winograd route: yes, unless
+// the environment variable KUIPER_WINOGRAD is 0 or SetWinogradAllowed(false)
+// was called (then every layer takes im2col, the route lab course6 writes).
+// Winograd's transformed terms are larger than the outputs they cancel down
+// to; summed in float over all input channels at once they would round more
+// than im2col (rms of a 20x20 output against a double convolution, 256
+// channels: 4.2e-7 against 2.4e-7), so each GEMM adds partial sums of 16
+// channels, which round less than im2col at every width (64 channels 1.5e-7
+// against 2.1e-7, 256: 1.7e-7 against 2.4e-7; winograd.cpp).
 bool WinogradAllowed();
 void SetWinogradAllowed(bool allowed);
 
