@@ -59,9 +59,9 @@ void FillTapRun(const Tap& tap, const ConvParams& p, uint32_t ox, int64_t oy_fir
   const int64_t end = std::clamp(tap.inside_end, begin, oy_last);
   const float* source = tap.channel + x * tap.in_h + tap.y0;  // source[oy * stride_h]
   float* out = run - oy_first;                                // out[oy] is output row oy
-  std::fill(out + oy_first, out + begin, 0.f);
+  for (int64_t oy = oy_first; oy < begin; ++oy) out[oy] = 0.f;
   if (p.stride_h == 1) {
-    std::copy(source + begin, source + end, out + begin);
+    for (int64_t oy = begin; oy < end; ++oy) out[oy] = source[oy];
   } else if (p.stride_h == 2) {
     // The downsampling convolutions' stride, written out so that the compiler
     // knows it and vectorizes the copy (a variable stride copies one by one).
@@ -71,7 +71,7 @@ void FillTapRun(const Tap& tap, const ConvParams& p, uint32_t ox, int64_t oy_fir
   } else {
     for (int64_t oy = begin; oy < end; ++oy) out[oy] = source[oy * p.stride_h];
   }
-  std::fill(out + end, out + oy_last, 0.f);
+  for (int64_t oy = end; oy < oy_last; ++oy) out[oy] = 0.f;
 }
 // ---- your code ends ----
 
