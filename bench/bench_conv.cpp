@@ -1,6 +1,7 @@
 // Every convolution shape of ResNet18 (224x224) and YOLOv5s (640x640), through
-// ConvolutionLayer (lab course6's ComputeGroups and im2col unfolding on the
-// core's GEMM), with bias as in the models. Reports per shape:
+// ConvolutionLayer (lab course6's ComputeGroups, and its im2col unfolding on the
+// core's GEMM or the core's Winograd route), with bias as in the models.
+// Reports per shape:
 //   GFLOP/s  counting a multiply-add as 2 FLOPs (out_c * out_h * out_w *
 //            in_c/groups * kh * kw multiply-adds per image);
 //   peak     that as a fraction of the machine's peak for the threads used;
@@ -23,8 +24,9 @@
 //       --benchmark_report_aggregates_only=true
 //   OMP_NUM_THREADS=1 build/solutions/bin/bench_conv --benchmark_filter=resnet18
 // Threads: OMP_NUM_THREADS (OpenBLAS always runs single-threaded inside the engine).
-// Routes: KUIPER_WINOGRAD=1 times the 3x3 stride-1 shapes through the opt-in
-// Winograd route (course6_conv/README.md §7) instead of im2col.
+// Routes: by default the 3x3 stride-1 shapes with 16 to 256 channels take the
+// Winograd route (course6_conv/README.md §7); KUIPER_WINOGRAD=0 times them
+// through the im2col route instead (the lab's unfolding and the core's GEMM).
 // The shapes: `nn.Conv2d` lines of build/models/{resnet18,yolov5s}/*.pnnx.param
 // (and YOLOv5s's Detect head, whose three 1x1 convolutions the Detect layer
 // computes with the same MultiplyInto), grouped by geometry.
