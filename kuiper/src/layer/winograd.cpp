@@ -239,10 +239,15 @@ void WinogradMultiplyInto(const Im2ColMatrix& a, const WinogradKernels& kernels,
   // too few chunks for every thread to get two.
   const int64_t chunk_cols =
       std::clamp<int64_t>((int64_t{1} << 19) / per_tile / g.tiles_h, 1, g.tiles_w);
-  const int64_t chunks = (g.tiles_w + chunk_cols - 1) / chunk_cols;
+  int64_t chunks = (g.tiles_w + chunk_cols - 1) / chunk_cols;
   const int64_t image_floats = per_tile * g.tiles_h * g.tiles_w;
   const bool whole = image_floats <= kernel_floats || (threads > 1 && chunks < 2 * threads);
-  const int64_t cols = whole ? g.tiles_w : chunk_cols;
+  // Shared chunks: a multiple of the thread count, of (nearly) equal size, so
+  // no thread waits for the others (28 tile columns in chunks of 9, 9, 9, 1
+  // kept one of 2 threads idle a third of the time: 64->64 at 56x56,
+  // 0.56 -> 0.46 ms with chunks of 7).
+  chunks = whole ? 1 : std::min<int64_t>((chunks + threads - 1) / threads * threads, g.tiles_w);
+  const int64_t cols = (g.tiles_w + chunks - 1) / chunks;  // the widest chunk
   const int64_t max_tiles = cols * g.tiles_h;
   // The transforms' columns: 4 + 1 of zeros for the input, 8 for the output.
   const int64_t tmp_floats = std::max<int64_t>(5 * (2 * g.tiles_h + 2), 8 * g.tiles_h);
@@ -252,10 +257,10 @@ void WinogradMultiplyInto(const Im2ColMatrix& a, const WinogradKernels& kernels,
   const auto scratch = std::make_unique_for_overwrite<float[]>(
       whole ? vm_floats + threads * tmp_floats : threads * (vm_floats + tmp_floats));
 
-  const auto chunk_at = [&](int64_t tx0, float* vm, float* tmp) {
+  const auto chunk_at = [&](int64_t i, float* vm, float* tmp) {  // chunk i of `chunks`
     WinogradChunk k;
-    k.tx0 = tx0;
-    k.tile_cols = std::min<int64_t>(cols, g.tiles_w - tx0);
+    k.tx0 = g.tiles_w * i / chunks;
+    k.tile_cols = g.tiles_w * (i + 1) / chunks - k.tx0;
     k.tiles = k.tile_cols * g.tiles_h;
     k.v = vm;
     k.m = vm + kWinogradElements * g.in_channels * k.tiles;
@@ -267,7 +272,7 @@ void WinogradMultiplyInto(const Im2ColMatrix& a, const WinogradKernels& kernels,
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (int64_t i = 0; i < chunks; ++i) {
       float* mine = scratch.get() + omp_get_thread_num() * (vm_floats + tmp_floats);
-      const WinogradChunk k = chunk_at(i * cols, mine, mine + vm_floats);
+      const WinogradChunk k = chunk_at(i, mine, mine + vm_floats);
       for (int64_t c = 0; c < g.in_channels; ++c) WinogradInput(g, k, c);
       for (int64_t e = 0; e < kWinogradElements; ++e) WinogradGemm(g, k, u, e);
       for (int64_t o = 0; o < g.out_channels; ++o) WinogradOutput(g, k, o, product, epilogue);
