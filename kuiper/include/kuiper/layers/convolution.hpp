@@ -175,11 +175,13 @@ void SetWinogradAllowed(bool allowed);
 // memory): where WinogradAllowed(), Winograd's transformed kernels for a 3x3,
 // stride-1, undilated kernel with 16 to 256 input and output channels per
 // group, else the GEMM matrix of the im2col route. Measured with bench_conv
-// (one thread, ms per layer, im2col -> Winograd): ResNet18's 64->64 at 56x56
-// 2.0 -> 1.2, 128->128 at 28x28 1.7 -> 1.1, 256->256 at 14x14 1.7 -> 1.2,
-// 512->512 at 7x7 only 2.4 -> 2.0, and its transformed kernels (16/9 of the
-// weights) would add 22 MB to ResNet18: hence 256. Below 16 channels the
-// transforms cost more than the GEMMs save.
+// (2 threads, ms per layer, im2col -> Winograd): ResNet18's 64->64 at 56x56
+// 1.15 -> 0.65, 128->128 at 28x28 0.94 -> 0.66, 256->256 at 14x14
+// 1.39 -> 0.91; 512->512 at 7x7 gained little (one thread, one-sum route:
+// 2.4 -> 2.0) and its transformed kernels (16/9 of the weights) would add
+// 22 MB to ResNet18: hence 256. Below 16 channels the transforms cost more
+// than the GEMMs save. Peak memory of `kuiper bench` (U is 16/9 of those
+// layers' weights): ResNet18 128 -> 136 MB, YOLOv5s 144 -> 150 MB.
 class GroupKernels {
  public:
   // `matrix`: (C_in/G * kh * kw) x (C_out/G), as WinogradKernels takes it.
