@@ -7,6 +7,7 @@
 
 #include "kuiper/error.hpp"
 #include "kuiper/layer.hpp"
+#include "kuiper/expression.hpp"
 #include "kuiper/layers/expression.hpp"
 
 namespace kuiper {
@@ -24,6 +25,45 @@ sftensor LinearRamp(const std::vector<uint32_t>& shape, float start, float step)
   for (size_t i = 0; i < values.size(); ++i) values[i] = start + step * static_cast<float>(i);
   t->Fill(values, true);
   return t;
+}
+
+// The graph hands a layer its planned output tensors (RuntimeGraph::Build):
+// the residual add writes into its slot instead of allocating each run.
+TEST(ExpressionLayer, WritesItsResultIntoAnOutputOfTheResultsShape) {
+  ExpressionLayer layer("add(@0,@1)", 2);
+  const sftensor a = LinearRamp({2, 3, 4}, -2, 0.5f), b = LinearRamp({2, 3, 4}, 3, -0.25f);
+  const sftensor planned = TensorCreate({2, 3, 4});
+  planned->Fill(NAN);
+  std::vector<sftensor> outputs{planned};
+  ASSERT_EQ(layer.Forward({a, b}, outputs), InferStatus::kInferSuccess);
+  EXPECT_EQ(outputs[0], planned) << "the planned output is written, not replaced";
+  for (uint32_t i = 0; i < a->size(); ++i) {
+    EXPECT_FLOAT_EQ(planned->index(i), a->index(i) + b->index(i)) << "element " << i;
+  }
+}
+
+TEST(ExpressionLayer, ReplacesAnOutputOfAnotherShape) {
+  ExpressionLayer layer("add(@0,@1)", 2);
+  const sftensor a = LinearRamp({2, 3, 4}, -2, 0.5f), b = LinearRamp({4}, 1, 1);
+  const sftensor wrong = TensorCreate({4});
+  std::vector<sftensor> outputs{wrong};
+  ASSERT_EQ(layer.Forward({a, b}, outputs), InferStatus::kInferSuccess);
+  ASSERT_EQ(outputs[0]->raw_shapes(), std::vector<uint32_t>({2, 3, 4}));
+  EXPECT_NE(outputs[0], wrong);
+  const std::vector<float> got = outputs[0]->values(), x = a->values(), y = b->values();
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_FLOAT_EQ(got[i], x[i] + y[i % 4]) << "row-major element " << i;
+  }
+}
+
+TEST(TensorElementBinary, NeverWritesIntoAnArgument) {
+  // b broadcasts along a's leading dimensions: writing into b would change it
+  // before it is read for the next row.
+  const sftensor a = LinearRamp({3, 4}, -2, 0.5f), b = LinearRamp({1, 4}, 1, 1);
+  const std::vector<float> b_before = b->values();
+  const sftensor out = TensorElementBinary(TokenType::kAdd, a, b, b);
+  EXPECT_NE(out, b);
+  EXPECT_EQ(b->values(), b_before);
 }
 
 TEST(ExpressionLayer, EvaluatesNestedCallsPerElement) {

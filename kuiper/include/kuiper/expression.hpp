@@ -177,7 +177,11 @@ class ExpressionParser {
 // must be equal or 1 on one side, and the shorter shape counts as having
 // leading 1s. The result has the larger rank. Throws ShapeError for shapes
 // that do not broadcast.
-sftensor TensorElementBinary(TokenType function, const sftensor& a, const sftensor& b);
+// The result goes into `into` when it already has the result's shape and is
+// neither argument (a layer's planned output), else into a new tensor; the
+// tensor written is returned.
+sftensor TensorElementBinary(TokenType function, const sftensor& a, const sftensor& b,
+                             const sftensor& into = nullptr);
 // A function of one argument of every element (sin and cos through the lab).
 sftensor TensorElementUnary(TokenType function, const sftensor& input);
 // where(condition, a, b) with NumPy broadcasting among the three.
@@ -187,9 +191,13 @@ sftensor TensorElementWhere(const sftensor& condition, const sftensor& a, const 
 // operands[N] (never modified), a number a one-element tensor broadcast to
 // any shape, a function pops its arguments and pushes its result. All
 // operands must hold `batch` tensors. Throws ShapeError when shapes do not
-// broadcast.
+// broadcast. With `into` (batch tensors), a last function of two arguments
+// (the residual add of ResNet and YOLOv5) writes item i's result into
+// into[i] as TensorElementBinary does, so a layer's planned output is reused
+// instead of a tensor allocated per run.
 std::vector<sftensor> EvaluateReversePolish(const std::vector<const TokenNode*>& rpn,
                                             const std::vector<std::vector<sftensor>>& operands,
-                                            size_t batch);
+                                            size_t batch,
+                                            const std::vector<sftensor>* into = nullptr);
 
 }  // namespace kuiper

@@ -27,7 +27,7 @@ InferStatus ExpressionLayer::Forward(const std::vector<sftensor>& inputs,
   }
   std::vector<sftensor> results;
   try {
-    results = EvaluateReversePolish(rpn_, operands, batch);
+    results = EvaluateReversePolish(rpn_, operands, batch, &outputs);  // into planned outputs
   } catch (const ShapeError&) {
     return InferStatus::kInferFailedShapeError;
   }

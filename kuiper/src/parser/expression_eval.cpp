@@ -179,11 +179,17 @@ void ForEachItem(size_t batch, Fn fn) {
 
 }  // namespace
 
-sftensor TensorElementBinary(TokenType function, const sftensor& a, const sftensor& b) {
+sftensor TensorElementBinary(TokenType function, const sftensor& a, const sftensor& b,
+                             const sftensor& into) {
   if (!a || !b || a->empty() || b->empty()) {
     throw ShapeError(fmt::format("{}: an argument is empty", TokenTypeName(function)));
   }
-  sftensor out = TensorCreate(ExprBroadcastShape(function, a->raw_shapes(), b->raw_shapes()));
+  std::vector<uint32_t> shape = ExprBroadcastShape(function, a->raw_shapes(), b->raw_shapes());
+  // Never into an argument: a broadcast argument is read again after its
+  // elements would have been overwritten.
+  const bool reuse = into && into->raw_shapes() == shape && into->raw_ptr() != a->raw_ptr() &&
+                     into->raw_ptr() != b->raw_ptr();
+  sftensor out = reuse ? into : TensorCreate(std::move(shape));
   switch (function) {
     case TokenType::kAdd:
       Broadcast(*a, *b, *out, [](float x, float y) { return x + y; });
@@ -322,7 +328,8 @@ sftensor TensorElementWhere(const sftensor& condition, const sftensor& a, const 
 
 std::vector<sftensor> EvaluateReversePolish(const std::vector<const TokenNode*>& rpn,
                                             const std::vector<std::vector<sftensor>>& operands,
-                                            size_t batch) {
+                                            size_t batch, const std::vector<sftensor>* into) {
+  if (into && into->size() != batch) into = nullptr;
   std::vector<std::vector<sftensor>> stack;
   for (const TokenNode* node : rpn) {
     const int arity = FunctionArity(node->type);
@@ -353,7 +360,9 @@ std::vector<sftensor> EvaluateReversePolish(const std::vector<const TokenNode*>&
       std::vector<sftensor> result(batch);
       ForEachItem(batch, [&](int i) {
         result[i] = arity == 3   ? TensorElementWhere(first[i], second[i], third[i])
-                    : arity == 2 ? TensorElementBinary(node->type, first[i], second[i])
+                    : arity == 2 ? TensorElementBinary(node->type, first[i], second[i],
+                                                       into && node == rpn.back() ? (*into)[i]
+                                                                                  : nullptr)
                                  : TensorElementUnary(node->type, first[i]);
       });
       stack.push_back(std::move(result));
