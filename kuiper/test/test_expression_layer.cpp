@@ -6,8 +6,8 @@
 #include <cmath>
 
 #include "kuiper/error.hpp"
-#include "kuiper/layer.hpp"
 #include "kuiper/expression.hpp"
+#include "kuiper/layer.hpp"
 #include "kuiper/layers/expression.hpp"
 
 namespace kuiper {

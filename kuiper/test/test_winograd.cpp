@@ -150,8 +150,9 @@ TEST(Winograd, RoundsLessThanTheIm2ColGemm) {
   arma::fmat im2col(kSize * kSize, kChannels);
   MultiplyInto(unfolded, kernels, im2col.memptr());
   std::vector<float> winograd(direct.size(), NAN);
-  WinogradMultiplyInto(Im2Col(input, 0, kChannels, Params3x3(kChannels, kChannels, 1), kSize, kSize),
-                       WinogradKernels(kernels), winograd.data());
+  WinogradMultiplyInto(
+      Im2Col(input, 0, kChannels, Params3x3(kChannels, kChannels, 1), kSize, kSize),
+      WinogradKernels(kernels), winograd.data());
   const double im2col_error = RmsError(im2col.memptr(), direct);
   EXPECT_LT(RmsError(winograd.data(), direct), 0.8 * im2col_error)
       << "im2col's rms error " << im2col_error;

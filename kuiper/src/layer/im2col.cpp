@@ -165,7 +165,7 @@ void MultiplyInto(const Im2ColMatrix& a, const arma::fmat& b, float* product,
     const int64_t first = std::min(m, units * t / blocks * kGemmRows);
     const int64_t rows = std::min(m, units * (t + 1) / blocks * kGemmRows) - first;
     if (rows <= 0) continue;  // more blocks than 48-row units
-    if (in_place) {  // a 1x1 kernel: the block is rows of the input itself
+    if (in_place) {           // a 1x1 kernel: the block is rows of the input itself
       Gemm(in_place + first, rows, m, b, 0, b.n_cols, product + first, m, epilogue);
       continue;
     }

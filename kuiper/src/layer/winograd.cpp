@@ -41,7 +41,7 @@ namespace kuiper {
 
 namespace {
 
-constexpr int64_t kWinogradElements = 16;  // the 4x4 transformed tile
+constexpr int64_t kWinogradElements = 16;    // the 4x4 transformed tile
 constexpr int64_t kPartialSumChannels = 16;  // input channels per partial sum of M_e
 
 // One chunk's work area: tiles [t0, t0 + tiles) of the image, which are the

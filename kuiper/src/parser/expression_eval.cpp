@@ -359,11 +359,11 @@ std::vector<sftensor> EvaluateReversePolish(const std::vector<const TokenNode*>&
       stack.pop_back();
       std::vector<sftensor> result(batch);
       ForEachItem(batch, [&](int i) {
-        result[i] = arity == 3   ? TensorElementWhere(first[i], second[i], third[i])
-                    : arity == 2 ? TensorElementBinary(node->type, first[i], second[i],
-                                                       into && node == rpn.back() ? (*into)[i]
-                                                                                  : nullptr)
-                                 : TensorElementUnary(node->type, first[i]);
+        result[i] = arity == 3 ? TensorElementWhere(first[i], second[i], third[i])
+                    : arity == 2
+                        ? TensorElementBinary(node->type, first[i], second[i],
+                                              into && node == rpn.back() ? (*into)[i] : nullptr)
+                        : TensorElementUnary(node->type, first[i]);
       });
       stack.push_back(std::move(result));
     } else {
