@@ -106,7 +106,15 @@ INSTANTIATE_TEST_SUITE_P(
                       WinogradCase{16, 16, 1, 1, 1},      // one output, mostly padding
                       WinogradCase{16, 24, 4, 6, 2},      // padding wider than the kernel's reach
                       WinogradCase{16, 16, 161, 122, 1},  // 61 tile columns: 6 chunks shared
-                      WinogradCase{64, 64, 14, 14, 1}));  // one chunk, steps shared
+                      WinogradCase{64, 64, 14, 14, 1},    // one chunk, steps shared
+                      // The GEMM kernel's edges (winograd.cpp): it takes 6 output
+                      // channels and 32 tiles at a time, and 16 input channels per
+                      // partial sum. 19 channels leave 1 over, 40 tiles a block of 16:
+                      WinogradCase{16, 19, 16, 10, 1},
+                      // 21 leave 3, and 20 input channels a partial sum of 4:
+                      WinogradCase{20, 21, 9, 4, 1},
+                      // 23 leave 5, and 33 input channels a partial sum of 1:
+                      WinogradCase{33, 23, 6, 6, 1}));
 
 // The rms of (got - ref) over the rms of ref.
 double RmsError(const float* got, const std::vector<double>& ref) {

@@ -10,9 +10,10 @@
 // 16 GEMMs of 1/9 of the im2col GEMM's size each, 16/36 = 4/9 of its
 // multiply-adds, plus the two transforms, which are additions only.
 //
-// Each M_e is summed 16 input channels at a time: one GEMM per 16 channels,
-// each adding its partial sum to M_e (dnnl_sgemm with beta = 1 computes the
-// 16-term sums in registers from zero, then adds them). The transformed terms
+// Each M_e is summed 16 input channels at a time: each 16-term partial sum
+// starts from zero in a register and is then added to the running sum (the
+// AVX-512 kernel WinogradGemmAvx512; elsewhere one dnnl_sgemm per 16 channels
+// with beta = 1, which adds in the same order, bit for bit). The transformed terms
 // are larger than the outputs they cancel down to, and one float sum over all
 // C_in channels lets its rounding grow with C_in; partial sums of 16 keep each
 // layer's rounding below im2col's. Measured (rms of the error relative to the
@@ -30,6 +31,9 @@
 // kernels are read once.
 #include <omp.h>
 #include <oneapi/dnnl/dnnl.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include <algorithm>
 #include <memory>
@@ -44,14 +48,35 @@ namespace {
 constexpr int64_t kWinogradElements = 16;    // the 4x4 transformed tile
 constexpr int64_t kPartialSumChannels = 16;  // input channels per partial sum of M_e
 
+// Where the CPU has AVX-512, the GEMMs run on a kernel written for its
+// 16-float registers (WinogradGemmAvx512); elsewhere on oneDNN's GEMM. Both
+// add the same products in the same order. Each channel's tiles are padded
+// to whole registers (kLanes).
+#if defined(__x86_64__)
+constexpr int64_t kLanes = 16;
+const bool kAvx512 = __builtin_cpu_supports("avx512f");
+#else
+constexpr int64_t kLanes = 1;
+constexpr bool kAvx512 = false;
+#endif
+
 // One chunk's work area: tiles [t0, t0 + tiles) of the image, which are the
 // tile columns [tx0, tx0 + tiles / tiles_h).
 struct WinogradChunk {
   int64_t tx0 = 0, tile_cols = 0, tiles = 0;
-  float* v = nullptr;    // 16 x (tiles x C_in), column-major per element
-  float* m = nullptr;    // 16 x (tiles x C_out)
+  int64_t ld = 0;  // floats from one channel's tiles to the next: tiles, rounded up
+  // Floats from one element's matrix to the next: ld x C_in (or C_out) and one
+  // cache line more, so that the 16 rows a transform writes (or reads) at once
+  // do not all fall into the same cache set (with 256 channels and ld = 64
+  // they were 64 KB apart: the input transform ran 3x slower).
+  int64_t v_stride = 0, m_stride = 0;
+  float* v = nullptr;    // 16 x (ld x C_in), column-major per element
+  float* m = nullptr;    // 16 x (ld x C_out)
   float* tmp = nullptr;  // the transforms' columns (one set per thread)
+  float* V(int64_t e, int64_t c) const { return v + e * v_stride + c * ld; }  // V_e(0, c)
+  float* M(int64_t e, int64_t o) const { return m + e * m_stride + o * ld; }  // M_e(0, o)
 };
+constexpr int64_t kElementSkew = 16;  // the cache line between elements' matrices
 
 struct WinogradGeometry {
   const float* input;  // the group's first input channel
@@ -59,6 +84,16 @@ struct WinogradGeometry {
   int64_t out_h, out_w, tiles_h, tiles_w;
   int64_t in_channels, out_channels;
 };
+
+// The lanes of channel c's rows of V past the chunk's last tile: the GEMM
+// kernel reads them (whole vectors), so they hold zeros, never leftovers (a
+// denormal would slow it down).
+void ZeroPastTheTiles(const WinogradChunk& k, int64_t c) {
+  for (int64_t e = 0; e < kWinogradElements; ++e) {
+    float* row = k.V(e, c);
+    std::fill(row + k.tiles, row + k.ld, 0.f);
+  }
+}
 
 // B^T d B for channel c of every tile in the chunk, into V. First along x
 // (the four input columns under a tile column, contiguous in memory, read in
@@ -100,10 +135,10 @@ struct WinogradGeometry {
     const int64_t t0 = txl * g.tiles_h;
     for (int j = 0; j < 4; ++j) {
       const float* s = col[j];
-      float* v0 = k.v + ((0 * 4 + j) * g.in_channels + c) * k.tiles + t0;
-      float* v1 = k.v + ((1 * 4 + j) * g.in_channels + c) * k.tiles + t0;
-      float* v2 = k.v + ((2 * 4 + j) * g.in_channels + c) * k.tiles + t0;
-      float* v3 = k.v + ((3 * 4 + j) * g.in_channels + c) * k.tiles + t0;
+      float* v0 = k.V(0 * 4 + j, c) + t0;
+      float* v1 = k.V(1 * 4 + j, c) + t0;
+      float* v2 = k.V(2 * 4 + j, c) + t0;
+      float* v3 = k.V(3 * 4 + j, c) + t0;
 #pragma omp simd
       for (int64_t ty = 0; ty < g.tiles_h; ++ty) {
         const float a0 = s[2 * ty], a1 = s[2 * ty + 1], a2 = s[2 * ty + 2], a3 = s[2 * ty + 3];
@@ -114,6 +149,7 @@ struct WinogradGeometry {
       }
     }
   }
+  ZeroPastTheTiles(k, c);
 }
 
 // A^T M A for output channel o of every tile in the chunk, written straight
@@ -133,10 +169,10 @@ struct WinogradGeometry {
   for (int64_t txl = 0; txl < k.tile_cols; ++txl) {
     const int64_t t0 = txl * g.tiles_h;
     for (int j = 0; j < 4; ++j) {
-      const float* m0 = k.m + ((0 * 4 + j) * g.out_channels + o) * k.tiles + t0;
-      const float* m1 = k.m + ((1 * 4 + j) * g.out_channels + o) * k.tiles + t0;
-      const float* m2 = k.m + ((2 * 4 + j) * g.out_channels + o) * k.tiles + t0;
-      const float* m3 = k.m + ((3 * 4 + j) * g.out_channels + o) * k.tiles + t0;
+      const float* m0 = k.M(0 * 4 + j, o) + t0;
+      const float* m1 = k.M(1 * 4 + j, o) + t0;
+      const float* m2 = k.M(2 * 4 + j, o) + t0;
+      const float* m3 = k.M(3 * 4 + j, o) + t0;
 #pragma omp simd
       for (int64_t ty = 0; ty < g.tiles_h; ++ty) {
         s[j][ty] = m0[ty] + m1[ty] + m2[ty];  // output row 2 ty
@@ -165,16 +201,114 @@ struct WinogradGeometry {
   }
 }
 
-// M_e = V_e * U_e as a sum of partial products over 16 input channels each,
-// one oneDNN GEMM per partial product (row-major: M_e' = U_e' * V_e').
+// The GEMM kernel for CPUs with AVX-512 (x86-64; elsewhere oneDNN's GEMM,
+// below). M_e(o, t) = sum over c of U_e(o, c) V_e(c, t), for R output
+// channels and NV vectors of 16 tiles at a time, in registers: each 16-channel
+// partial sum starts from zero in p and is then added to s, the order of
+// summation of the oneDNN route, without writing M_e and reading it back
+// between partial sums, or packing anything: one M_e, one thread, GFLOP/s
+// oneDNN -> kernel (C_out x tiles x C_in): 64x196x64 148 -> 193,
+// 128x196x128 130 -> 170, 256x49x256 121 -> 146 (the machine's peak is ~213).
+// Rows of V_e and M_e are `ld` floats apart. Every loop over r and n is
+// unrolled, so that s, p and x stay in registers (rolled, GCC kept p in memory).
+#if defined(__x86_64__)
+template <int R, int NV>
+[[gnu::target("avx512f"), gnu::always_inline]] inline void WinogradTileBlock(const float* v,
+                                                                             const float* u,
+                                                                             float* m, int64_t c_in,
+                                                                             int64_t ld) {
+  __m512 s[R][NV], p[R][NV];
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 8
+    for (int n = 0; n < NV; ++n) s[r][n] = _mm512_setzero_ps();
+  }
+  for (int64_t c0 = 0; c0 < c_in; c0 += kPartialSumChannels) {
+    const int64_t c1 = std::min(c0 + kPartialSumChannels, c_in);
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 8
+      for (int n = 0; n < NV; ++n) p[r][n] = _mm512_setzero_ps();
+    }
+    for (int64_t c = c0; c < c1; ++c) {
+      __m512 x[NV];
+#pragma GCC unroll 8
+      for (int n = 0; n < NV; ++n) x[n] = _mm512_loadu_ps(v + c * ld + n * kLanes);
+#pragma GCC unroll 8
+      for (int r = 0; r < R; ++r) {
+        const __m512 w = _mm512_set1_ps(u[r * c_in + c]);
+#pragma GCC unroll 8
+        for (int n = 0; n < NV; ++n) p[r][n] = _mm512_fmadd_ps(x[n], w, p[r][n]);
+      }
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 8
+      for (int n = 0; n < NV; ++n) s[r][n] = _mm512_add_ps(s[r][n], p[r][n]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 8
+    for (int n = 0; n < NV; ++n) _mm512_storeu_ps(m + r * ld + n * kLanes, s[r][n]);
+  }
+}
+
+// All output channels for NV vectors of tiles from `v` and `m` on: 6 at a
+// time (24 of the 32 registers hold s and p), then the 1 to 5 left.
+template <int NV>
+[[gnu::target("avx512f")]] void WinogradTileColumn(const float* v, const float* u, float* m,
+                                                   int64_t c_in, int64_t c_out, int64_t ld) {
+  int64_t o = 0;
+  for (; o + 6 <= c_out; o += 6) {
+    WinogradTileBlock<6, NV>(v, u + o * c_in, m + o * ld, c_in, ld);
+  }
+  const float* u_o = u + o * c_in;
+  float* m_o = m + o * ld;
+  switch (c_out - o) {
+    case 5:
+      return WinogradTileBlock<5, NV>(v, u_o, m_o, c_in, ld);
+    case 4:
+      return WinogradTileBlock<4, NV>(v, u_o, m_o, c_in, ld);
+    case 3:
+      return WinogradTileBlock<3, NV>(v, u_o, m_o, c_in, ld);
+    case 2:
+      return WinogradTileBlock<2, NV>(v, u_o, m_o, c_in, ld);
+    case 1:
+      return WinogradTileBlock<1, NV>(v, u_o, m_o, c_in, ld);
+    default:
+      return;
+  }
+}
+
+// 32 tiles at a time (the block of V_e they read, C_in x 32 floats, stays in
+// L1 while every output channel's U_e row goes by), 16 for the last if ld
+// is not a multiple of 32.
+[[gnu::target("avx512f")]] void WinogradGemmAvx512(const float* v, const float* u, float* m,
+                                                   int64_t c_in, int64_t c_out, int64_t ld) {
+  int64_t t = 0;
+  for (; t + 2 * kLanes <= ld; t += 2 * kLanes) {
+    WinogradTileColumn<2>(v + t, u, m + t, c_in, c_out, ld);
+  }
+  if (t < ld) WinogradTileColumn<1>(v + t, u, m + t, c_in, c_out, ld);
+}
+
+#endif
+
+// M_e = V_e * U_e as a sum of partial products over 16 input channels each:
+// the AVX-512 kernel above, or one oneDNN GEMM per partial product
+// (row-major: M_e' = U_e' * V_e').
 void WinogradGemm(const WinogradGeometry& g, const WinogradChunk& k, const float* u, int64_t e) {
   const float* u_e = u + e * g.in_channels * g.out_channels;
-  const float* v_e = k.v + e * g.in_channels * k.tiles;
-  float* m_e = k.m + e * g.out_channels * k.tiles;
+  const float* v_e = k.V(e, 0);
+  float* m_e = k.M(e, 0);
+#if defined(__x86_64__)
+  if (kAvx512) return WinogradGemmAvx512(v_e, u_e, m_e, g.in_channels, g.out_channels, k.ld);
+#endif
   for (int64_t c = 0; c < g.in_channels; c += kPartialSumChannels) {
     const int64_t channels = std::min(kPartialSumChannels, g.in_channels - c);
     dnnl_sgemm('N', 'N', g.out_channels, k.tiles, channels, 1.f, u_e + c, g.in_channels,
-               v_e + c * k.tiles, k.tiles, c == 0 ? 0.f : 1.f, m_e, k.tiles);
+               v_e + c * k.ld, k.ld, c == 0 ? 0.f : 1.f, m_e, k.ld);
   }
 }
 
@@ -248,12 +382,13 @@ void WinogradMultiplyInto(const Im2ColMatrix& a, const WinogradKernels& kernels,
   // 0.56 -> 0.46 ms with chunks of 7).
   chunks = whole ? 1 : std::min<int64_t>((chunks + threads - 1) / threads * threads, g.tiles_w);
   const int64_t cols = (g.tiles_w + chunks - 1) / chunks;  // the widest chunk
-  const int64_t max_tiles = cols * g.tiles_h;
+  // Each channel's tiles padded to whole vectors of the GEMM kernel.
+  const int64_t max_ld = (cols * g.tiles_h + kLanes - 1) / kLanes * kLanes;
   // The transforms' columns: 4 + 1 of zeros for the input, 8 for the output.
   const int64_t tmp_floats = std::max<int64_t>(5 * (2 * g.tiles_h + 2), 8 * g.tiles_h);
   // Chunks shared: each thread its own V, M and columns; one chunk: one V and
   // M, and columns per thread.
-  const int64_t vm_floats = max_tiles * per_tile;
+  const int64_t vm_floats = max_ld * per_tile + 2 * kWinogradElements * kElementSkew;
   const auto scratch = std::make_unique_for_overwrite<float[]>(
       whole ? vm_floats + threads * tmp_floats : threads * (vm_floats + tmp_floats));
 
@@ -262,8 +397,11 @@ void WinogradMultiplyInto(const Im2ColMatrix& a, const WinogradKernels& kernels,
     k.tx0 = g.tiles_w * i / chunks;
     k.tile_cols = g.tiles_w * (i + 1) / chunks - k.tx0;
     k.tiles = k.tile_cols * g.tiles_h;
+    k.ld = (k.tiles + kLanes - 1) / kLanes * kLanes;
+    k.v_stride = g.in_channels * k.ld + kElementSkew;
+    k.m_stride = g.out_channels * k.ld + kElementSkew;
     k.v = vm;
-    k.m = vm + kWinogradElements * g.in_channels * k.tiles;
+    k.m = vm + kWinogradElements * k.v_stride;
     k.tmp = tmp;
     return k;
   };
