@@ -176,10 +176,10 @@ void SetWinogradAllowed(bool allowed);
 // stride-1, undilated kernel with 16 to 256 input and output channels per
 // group, else the GEMM matrix of the im2col route. Measured with bench_conv
 // (2 threads, ms per layer, im2col -> Winograd): ResNet18's 64->64 at 56x56
-// 1.15 -> 0.65, 128->128 at 28x28 0.94 -> 0.66, 256->256 at 14x14
-// 1.39 -> 0.91; 512->512 at 7x7 gained little (one thread, one-sum route:
-// 2.4 -> 2.0) and its transformed kernels (16/9 of the weights) would add
-// 22 MB to ResNet18: hence 256. Below 16 channels the transforms cost more
+// 0.97 -> 0.58, 128->128 at 28x28 0.82 -> 0.61, 256->256 at 14x14
+// 1.06 -> 0.65; 512->512 at 7x7 gains little (ResNet18's three, in the
+// model: 3.12 -> 2.94) and its transformed kernels (16/9 of the weights)
+// would add 22 MB to ResNet18: hence 256. Below 16 channels the transforms cost more
 // than the GEMMs save. Peak memory of `kuiper bench` (U is 16/9 of those
 // layers' weights): ResNet18 128 -> 136 MB, YOLOv5s 144 -> 150 MB.
 class GroupKernels {
