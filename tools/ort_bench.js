@@ -7,7 +7,8 @@
 // with every graph optimisation on and THREADS intra-op threads, one inter-op thread.
 // --profile adds ONNX Runtime's own time per node of the optimised graph over the timed
 // runs, slowest first, to set beside `kuiper bench MODEL --profile` (run it from build/ort,
-// where tools/bench_vs_torch.py installed the package and exported the models).
+// where tools/bench_vs_torch.py installed the package and exported the models); the
+// "per image" line is then timed with profiling on too.
 // onnxruntime-node is looked up from the working directory (bench_vs_torch.py runs this
 // from build/ort, where it installs the package with `npm install --ignore-scripts`).
 'use strict';
@@ -61,9 +62,12 @@ async function main() {
   console.log(`per image: median ${quantile(times, 0.5).toFixed(3)} ms, ` +
               `p90 ${quantile(times, 0.9).toFixed(3)} ms`);
   if (profile) {
-    session.endProfiling();
-    printProfile(profileDir, Number(warmup), shape[0]);
-    fs.rmSync(profileDir, {recursive: true, force: true});
+    try {
+      session.endProfiling();
+      printProfile(profileDir, Number(warmup), shape[0]);
+    } finally {
+      fs.rmSync(profileDir, {recursive: true, force: true});
+    }
   }
 }
 

@@ -60,6 +60,9 @@ constexpr int64_t kLanes = 1;
 constexpr bool kAvx512 = false;
 #endif
 
+// `tiles` rounded up to whole registers: the distance between channels' rows.
+constexpr int64_t PaddedTiles(int64_t tiles) { return (tiles + kLanes - 1) / kLanes * kLanes; }
+
 // One chunk's work area: tiles [t0, t0 + tiles) of the image, which are the
 // tile columns [tx0, tx0 + tiles / tiles_h).
 struct WinogradChunk {
@@ -210,7 +213,8 @@ void ZeroPastTheTiles(const WinogradChunk& k, int64_t c) {
 // summation of the oneDNN route, without writing M_e and reading it back
 // between partial sums, or packing anything: one M_e, one thread, GFLOP/s
 // oneDNN -> kernel (C_out x tiles x C_in): 64x196x64 148 -> 193,
-// 128x196x128 130 -> 170, 256x49x256 121 -> 146 (the machine's peak is ~213).
+// 128x196x128 130 -> 170, 256x49x256 121 -> 146 (one core's peak is 205-230,
+// as bench_conv measures it).
 // Rows of V_e and M_e are `ld` floats apart. Every loop over r and n is
 // unrolled, so that s, p and x stay in registers (rolled, GCC kept p in memory).
 #if defined(__x86_64__)
@@ -283,9 +287,9 @@ template <int NV>
   }
 }
 
-// 32 tiles at a time (the block of V_e they read, C_in x 32 floats, stays in
-// L1 while every output channel's U_e row goes by), 16 for the last if ld
-// is not a multiple of 32.
+// 32 tiles at a time (the block of V_e they read, C_in x 32 floats, is read
+// again for every 6 output channels: 32 KB at 256 channels, the size of L1),
+// 16 for the last if ld is not a multiple of 32.
 [[gnu::target("avx512f")]] void WinogradGemmAvx512(const float* v, const float* u, float* m,
                                                    int64_t c_in, int64_t c_out, int64_t ld) {
   int64_t t = 0;
@@ -385,7 +389,7 @@ void WinogradMultiplyInto(const Im2ColMatrix& a, const WinogradKernels& kernels,
   chunks = whole ? 1 : std::min<int64_t>((chunks + threads - 1) / threads * threads, g.tiles_w);
   const int64_t cols = (g.tiles_w + chunks - 1) / chunks;  // the widest chunk
   // Each channel's tiles padded to whole vectors of the GEMM kernel.
-  const int64_t max_ld = (cols * g.tiles_h + kLanes - 1) / kLanes * kLanes;
+  const int64_t max_ld = PaddedTiles(cols * g.tiles_h);
   // The transforms' columns: 4 + 1 of zeros for the input, 8 for the output.
   const int64_t tmp_floats = std::max<int64_t>(5 * (2 * g.tiles_h + 2), 8 * g.tiles_h);
   // Chunks shared: each thread its own V, M and columns; one chunk: one V and
@@ -399,7 +403,7 @@ void WinogradMultiplyInto(const Im2ColMatrix& a, const WinogradKernels& kernels,
     k.tx0 = g.tiles_w * i / chunks;
     k.tile_cols = g.tiles_w * (i + 1) / chunks - k.tx0;
     k.tiles = k.tile_cols * g.tiles_h;
-    k.ld = (k.tiles + kLanes - 1) / kLanes * kLanes;
+    k.ld = PaddedTiles(k.tiles);
     k.v_stride = g.in_channels * k.ld + kElementSkew;
     k.m_stride = g.out_channels * k.ld + kElementSkew;
     k.v = vm;
