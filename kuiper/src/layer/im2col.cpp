@@ -28,9 +28,19 @@ uint32_t ConvOutputSize(uint32_t in, uint32_t kernel, uint32_t stride, uint32_t 
 
 namespace {
 
+// The kernels a GEMM multiplies by, k x n: a plain column-major matrix
+// (block 0), or DirectKernels' blocks of `block` kernels (direct_conv.cpp).
+struct Kernels {
+  const float* data;
+  int64_t k, n, block;
+};
+Kernels Plain(const arma::fmat& b) {
+  return {b.memptr(), static_cast<int64_t>(b.n_rows), static_cast<int64_t>(b.n_cols), 0};
+}
+
 // C (column-major, leading dimension ldc) = A (m x k, leading dimension lda)
-// times columns [first_col, first_col + cols) of b, one GEMM; then the
-// epilogue on those m x cols values while they are in the cache.
+// times b, one GEMM (one per block of DirectKernels); then the epilogue on
+// those m x n values while they are in the cache.
 //
 // The GEMM is oneDNN's, not OpenBLAS's: oneDNN generates its kernels for the
 // CPU it runs on (AVX-512 where there is AVX-512), while Debian 12's OpenBLAS
@@ -40,16 +50,23 @@ namespace {
 // library PyTorch's own convolutions use. Inside an OpenMP region it runs on
 // the calling thread; outside one it shares the work among the OpenMP threads.
 // dnnl_sgemm is row-major: column-major C = A * B is row-major C' = B' * A'.
-void Gemm(const float* a, int64_t m, int64_t lda, const arma::fmat& b, uint64_t first_col,
-          uint64_t cols, float* c, int64_t ldc, const Epilogue& epilogue) {
-  const int64_t k = b.n_rows;
-  dnnl_sgemm('N', 'N', static_cast<dnnl_dim_t>(cols), m, k, 1.f, b.colptr(first_col),
-             std::max<int64_t>(k, 1), a, lda, 0.f, c, ldc);
+void Gemm(const float* a, int64_t m, int64_t lda, const Kernels& b, float* c, int64_t ldc,
+          const Epilogue& epilogue) {
+  if (b.block == 0) {
+    dnnl_sgemm('N', 'N', b.n, m, b.k, 1.f, b.data, std::max<int64_t>(b.k, 1), a, lda, 0.f, c, ldc);
+  } else {
+    // A block of DirectKernels is its kernels' matrix transposed (row-major
+    // k x width): oneDNN reads it as such.
+    for (int64_t o0 = 0; o0 < b.n; o0 += b.block) {
+      const int64_t width = std::min(b.block, b.n - o0);
+      dnnl_sgemm('T', 'N', width, m, b.k, 1.f, b.data + o0 * b.k, width, a, lda, 0.f, c + o0 * ldc,
+                 ldc);
+    }
+  }
   if (!epilogue.bias && epilogue.activation == Activation::kNone) return;
-  const int64_t n = cols;
-#pragma omp parallel for schedule(static) if (m * n >= (1 << 15) && !omp_in_parallel())
-  for (int64_t col = 0; col < n; ++col) {
-    const float bias = epilogue.bias ? epilogue.bias[first_col + col] : 0.f;
+#pragma omp parallel for schedule(static) if (m * b.n >= (1 << 15) && !omp_in_parallel())
+  for (int64_t col = 0; col < b.n; ++col) {
+    const float bias = epilogue.bias ? epilogue.bias[col] : 0.f;
     AddBiasAndActivate(c + col * ldc, m, bias, epilogue.activation);
   }
 }
@@ -66,19 +83,22 @@ constexpr int64_t kGemmRows = 48;
 // blocks, its own split (rows, columns or the inner dimension) beats ours:
 // measured with bench_conv, 512->512 3x3 at 7x7 1.51 -> 1.16 ms. The rows past
 // the last multiple of 48 are a second GEMM (see kGemmRows).
-void WholeGemm(const float* a, int64_t m, const arma::fmat& b, float* product,
+void WholeGemm(const float* a, int64_t m, const Kernels& b, float* product,
                const Epilogue& epilogue) {
   const int64_t whole = m > kGemmRows ? m / kGemmRows * kGemmRows : m;
-  Gemm(a, whole, m, b, 0, b.n_cols, product, m, epilogue);
-  if (whole < m) Gemm(a + whole, m - whole, m, b, 0, b.n_cols, product + whole, m, epilogue);
+  Gemm(a, whole, m, b, product, m, epilogue);
+  if (whole < m) Gemm(a + whole, m - whole, m, b, product + whole, m, epilogue);
 }
 
-void CheckInnerSizes(uint64_t a_rows, uint64_t a_cols, const arma::fmat& b) {
-  if (a_cols != b.n_rows) {
-    throw ShapeError(fmt::format("MultiplyInto: ({}x{}) * ({}x{}) do not fit", a_rows, a_cols,
-                                 b.n_rows, b.n_cols));
+void CheckInnerSizes(uint64_t a_rows, uint64_t a_cols, const Kernels& b) {
+  if (a_cols != uint64_t(b.k)) {
+    throw ShapeError(
+        fmt::format("MultiplyInto: ({}x{}) * ({}x{}) do not fit", a_rows, a_cols, b.k, b.n));
   }
 }
+
+void MultiplyKernels(const Im2ColMatrix& a, const Kernels& b, float* product,
+                     const Epilogue& epilogue);
 
 }  // namespace
 
@@ -130,16 +150,31 @@ arma::fmat Im2ColMatrix::ToMatrix() const {
 
 void MultiplyInto(const arma::fmat& a, const arma::fmat& b, float* product,
                   const Epilogue& epilogue) {
-  CheckInnerSizes(a.n_rows, a.n_cols, b);
+  CheckInnerSizes(a.n_rows, a.n_cols, Plain(b));
   if (a.n_rows == 0 || b.n_cols == 0) return;  // an empty product: nothing to write
-  WholeGemm(a.memptr(), a.n_rows, b, product, epilogue);
+  WholeGemm(a.memptr(), a.n_rows, Plain(b), product, epilogue);
 }
 
 void MultiplyInto(const Im2ColMatrix& a, const arma::fmat& b, float* product,
                   const Epilogue& epilogue) {
+  MultiplyKernels(a, Plain(b), product, epilogue);
+}
+
+void MultiplyInto(const Im2ColMatrix& a, const DirectKernels& b, float* product,
+                  const Epilogue& epilogue) {
+  const Kernels kernels{b.data(), static_cast<int64_t>(b.rows()),
+                        static_cast<int64_t>(b.out_channels()),
+                        static_cast<int64_t>(b.block_out())};
+  MultiplyKernels(a, kernels, product, epilogue);
+}
+
+namespace {
+
+void MultiplyKernels(const Im2ColMatrix& a, const Kernels& b, float* product,
+                     const Epilogue& epilogue) {
   CheckInnerSizes(a.n_rows(), a.n_cols(), b);
   const int64_t m = a.n_rows(), k = a.n_cols();
-  if (m == 0 || b.n_cols == 0) return;
+  if (m == 0 || b.n == 0) return;
   const float* in_place = a.InPlace();
   // About 512 KB of rows per block (a block and the packed kernels stay in
   // L2), but at least 256 rows for the GEMM to run at speed. The block count is
@@ -166,7 +201,7 @@ void MultiplyInto(const Im2ColMatrix& a, const arma::fmat& b, float* product,
     const int64_t rows = std::min(m, units * (t + 1) / blocks * kGemmRows) - first;
     if (rows <= 0) continue;  // more blocks than 48-row units
     if (in_place) {           // a 1x1 kernel: the block is rows of the input itself
-      Gemm(in_place + first, rows, m, b, 0, b.n_cols, product + first, m, epilogue);
+      Gemm(in_place + first, rows, m, b, product + first, m, epilogue);
       continue;
     }
     float* buffer = buffers.get() + omp_get_thread_num() * max_rows * k;
@@ -177,20 +212,28 @@ void MultiplyInto(const Im2ColMatrix& a, const arma::fmat& b, float* product,
       if (!error) error = std::current_exception();
       continue;
     }
-    Gemm(buffer, rows, rows, b, 0, b.n_cols, product + first, m, epilogue);
+    Gemm(buffer, rows, rows, b, product + first, m, epilogue);
   }
   if (error) std::rethrow_exception(error);
 }
+
+}  // namespace
 
 namespace {
 bool winograd_allowed = [] {
   const char* on = std::getenv("KUIPER_WINOGRAD");
   return on == nullptr || std::string_view(on) != "0";
 }();
+bool direct_allowed = [] {
+  const char* on = std::getenv("KUIPER_DIRECT");
+  return on == nullptr || std::string_view(on) != "0";
+}();
 }  // namespace
 
 bool WinogradAllowed() { return winograd_allowed; }
 void SetWinogradAllowed(bool allowed) { winograd_allowed = allowed; }
+bool DirectAllowed() { return direct_allowed; }
+void SetDirectAllowed(bool allowed) { direct_allowed = allowed; }
 
 GroupKernels::GroupKernels(arma::fmat matrix, const ConvParams& p) {
   const uint32_t in_per_group = p.in_channels / p.groups, out_per_group = p.out_channels / p.groups;
@@ -199,6 +242,9 @@ GroupKernels::GroupKernels(arma::fmat matrix, const ConvParams& p) {
       out_per_group >= 16 && uint64_t{in_per_group} * out_per_group <= 256 * 256 &&
       matrix.n_rows == 9 * in_per_group) {
     winograd_ = std::make_shared<const WinogradKernels>(matrix);
+  } else if (DirectAllowed() && DirectKernels::Fits(out_per_group) &&
+             !(p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 && p.stride_w == 1)) {
+    direct_ = std::make_shared<const DirectKernels>(matrix);
   } else {
     matrix_ = std::move(matrix);
   }
@@ -207,6 +253,12 @@ GroupKernels::GroupKernels(arma::fmat matrix, const ConvParams& p) {
 void MultiplyInto(const Im2ColMatrix& a, const GroupKernels& b, float* product,
                   const Epilogue& epilogue) {
   if (b.winograd()) return WinogradMultiplyInto(a, b.winograd_kernels(), product, epilogue);
+  if (b.direct()) {
+    if (a.n_rows() <= kDirectMaxPositions) {
+      return DirectMultiplyInto(a, b.direct_kernels(), product, epilogue);
+    }
+    return MultiplyInto(a, b.direct_kernels(), product, epilogue);
+  }
   MultiplyInto(a, b.matrix(), product, epilogue);
 }
 

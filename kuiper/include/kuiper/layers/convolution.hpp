@@ -170,6 +170,53 @@ void WinogradMultiplyInto(const Im2ColMatrix& a, const WinogradKernels& kernels,
 bool WinogradAllowed();
 void SetWinogradAllowed(bool allowed);
 
+// A group's kernels packed for the direct route (direct_conv.cpp): in blocks
+// of 64 output channels (the last may have 16, 32 or 48), each block tap by
+// tap, the block's weights of one tap contiguous. `kernels` is laid out like
+// a group's GEMM matrix: (C_in kh kw) x C_out, kernel o in column o, taps in
+// im2col's column order; C_out must be a multiple of 16 (Fits).
+class DirectKernels {
+ public:
+  static bool Fits(uint64_t out_channels);
+  // Throws ShapeError when !Fits(kernels.n_cols).
+  explicit DirectKernels(const arma::fmat& kernels);
+  uint64_t rows() const { return rows_; }  // C_in kh kw: the im2col matrix's columns
+  uint64_t out_channels() const { return out_channels_; }
+  uint64_t block_out() const { return block_out_; }  // output channels per block
+  const float* data() const { return w_.data(); }
+
+ private:
+  uint64_t rows_, out_channels_, block_out_;
+  std::vector<float> w_;
+};
+
+// The product `a * kernels` that MultiplyInto computes, from the input itself:
+// no im2col matrix (FillBlock is not called). Each output value is the same
+// sum of products as im2col's, summed a block of at most 64 taps (but whole
+// input channels) at a time, as oneDNN's GEMM sums its inner dimension in
+// blocks; results differ from im2col's only by rounding. Same layout, same
+// epilogue. Throws ShapeError when `a` has another number of columns. On a
+// CPU without AVX-512 it takes the im2col route below.
+void DirectMultiplyInto(const Im2ColMatrix& a, const DirectKernels& kernels, float* product,
+                        const Epilogue& epilogue = {});
+
+// The same product on the im2col route (FillBlock and oneDNN's GEMM), with
+// direct kernels: one GEMM per block of them.
+void MultiplyInto(const Im2ColMatrix& a, const DirectKernels& kernels, float* product,
+                  const Epilogue& epilogue = {});
+
+// The direct route wins where the output is small and the kernels many;
+// im2col's GEMM wins on large outputs. MultiplyInto with a group's kernels
+// takes it for at most this many output positions.
+constexpr uint64_t kDirectMaxPositions = 256;
+
+// Whether layers made from now on may take the direct route: yes, unless the
+// environment variable KUIPER_DIRECT is 0 or SetDirectAllowed(false) was
+// called. With KUIPER_WINOGRAD=0 and KUIPER_DIRECT=0 every layer takes im2col,
+// the route lab course6 writes.
+bool DirectAllowed();
+void SetDirectAllowed(bool allowed);
+
 // A group's kernels in the one form the core multiplies them by, chosen when
 // the layer is made (one form only: the model's weights are most of its
 // memory): where WinogradAllowed(), Winograd's transformed kernels for a 3x3,
@@ -188,11 +235,14 @@ class GroupKernels {
   GroupKernels(arma::fmat matrix, const ConvParams& params);
   bool winograd() const { return winograd_ != nullptr; }
   const WinogradKernels& winograd_kernels() const { return *winograd_; }
-  const arma::fmat& matrix() const { return matrix_; }  // empty on the Winograd route
+  bool direct() const { return direct_ != nullptr; }
+  const DirectKernels& direct_kernels() const { return *direct_; }
+  const arma::fmat& matrix() const { return matrix_; }  // empty on the other routes
 
  private:
   arma::fmat matrix_;
   std::shared_ptr<const WinogradKernels> winograd_;
+  std::shared_ptr<const DirectKernels> direct_;
 };
 
 // MultiplyInto with a group's kernels, by the route they were made for.

@@ -1,0 +1,351 @@
+// The core's direct route: a convolution computed from the (padded) input
+// itself, with no im2col matrix, for the layers that neither Winograd nor an
+// in-place 1x1 GEMM takes: strided layers, the 7x7 and 6x6 stems, 3x3 at 512
+// channels (convolution.hpp, GroupKernels, says which and why).
+//
+// It is the im2col product computed in another order. Output channels go into
+// the 16 lanes of a register: a register tile holds 4 x 16 output channels of
+// 6 output positions (24 registers of running products). For each tap (c, i, j),
+// it loads the 64 kernel weights of that tap (packed at load, contiguous) and
+// multiplies them by the input value under each of the 6 positions, read
+// straight from the input and broadcast to the 16 lanes: the value that
+// im2col would have copied into row p, column (c, i, j) of its matrix.
+//
+// As in oneDNN's GEMM, the sum over the taps is split: each register tile sums
+// the taps of a block of input channels (about 288 taps) from zero, and these
+// partial sums are added to running sums kept in a small buffer, so the
+// rounding stays at the im2col route's level.
+#include <omp.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#include <algorithm>
+#include <memory>
+
+#include "kuiper/error.hpp"
+#include "kuiper/layers/convolution.hpp"
+
+namespace kuiper {
+
+namespace {
+
+constexpr int64_t kLanes = 16;           // floats per AVX-512 register
+constexpr int64_t kMaxBlockVectors = 4;  // registers of output channels per tile, at most
+constexpr int64_t kPartialSumTaps = 288;  // taps per partial sum, at most (but a whole channel)
+// Running sums per task (positions x the block's channels): 32 KB.
+constexpr int64_t kRangeFloats = 32768;
+
+#if defined(__x86_64__)
+const bool kAvx512 = __builtin_cpu_supports("avx512f");
+#else
+constexpr bool kAvx512 = false;
+#endif
+
+// Where everything is, in floats from the (padded) input of the group.
+struct DirectGeometry {
+  const float* input;             // input channel c at input + c * channel_floats
+  int64_t channel_floats;         // floats per (padded) channel
+  int64_t channels, taps;         // input channels, taps per channel (kh * kw)
+  const int64_t* tap_offsets;     // tap t = i * kw + j: from a window's corner
+  const int64_t* window_corners;  // output position p's window corner
+};
+
+#if defined(__x86_64__)
+
+// Positions [p, p + P) of a block of V x 16 output channels, over input
+// channels [c0, c1): the partial sum in registers, then into `sums` (64 floats
+// per position), which it starts when `first`.
+template <int V, int P>
+[[gnu::target("avx512f")]] void DirectTile(const DirectGeometry& g, const float* w, int64_t c0,
+                                           int64_t c1, int64_t p, float* sums, bool first,
+                                           const float* prefetch) {
+  int64_t corner[P];
+#pragma GCC unroll 24
+  for (int q = 0; q < P; ++q) corner[q] = g.window_corners[p + q];
+  __m512 acc[V][P];
+#pragma GCC unroll 24
+  for (int v = 0; v < V; ++v) {
+#pragma GCC unroll 24
+    for (int q = 0; q < P; ++q) acc[v][q] = _mm512_setzero_ps();
+  }
+  for (int64_t c = c0; c < c1; ++c) {
+    const float* channel = g.input + c * g.channel_floats;
+    const float* wc = w + c * g.taps * V * kLanes;
+    const float* pf = prefetch ? prefetch + (c - c0) * g.taps * V * kLanes : nullptr;
+    for (int64_t t = 0; t < g.taps; ++t) {
+      const float* x = channel + g.tap_offsets[t];
+      if (pf) {
+#pragma GCC unroll 24
+        for (int v = 0; v < V; ++v) {
+          _mm_prefetch(reinterpret_cast<const char*>(pf + (t * V + v) * kLanes), _MM_HINT_T1);
+        }
+      }
+      __m512 wv[V];
+#pragma GCC unroll 24
+      for (int v = 0; v < V; ++v) wv[v] = _mm512_loadu_ps(wc + (t * V + v) * kLanes);
+#pragma GCC unroll 24
+      for (int q = 0; q < P; ++q) {
+        const __m512 b = _mm512_set1_ps(x[corner[q]]);
+#pragma GCC unroll 24
+        for (int v = 0; v < V; ++v) acc[v][q] = _mm512_fmadd_ps(wv[v], b, acc[v][q]);
+      }
+    }
+  }
+#pragma GCC unroll 24
+  for (int q = 0; q < P; ++q) {
+#pragma GCC unroll 24
+    for (int v = 0; v < V; ++v) {
+      float* s = sums + (q * V + v) * kLanes;
+      _mm512_storeu_ps(s, first ? acc[v][q] : _mm512_add_ps(_mm512_loadu_ps(s), acc[v][q]));
+    }
+  }
+}
+
+// to[i * ld_to + j] = from[j * ld_from + i] for i, j < 16: four rounds of
+// shuffles, each interleaving pairs of rows at twice the previous width.
+[[gnu::target("avx512f")]] void Transpose16(const float* from, int64_t ld_from, float* to,
+                                            int64_t ld_to) {
+  // The masked (all lanes) forms of the shuffles: GCC 12 warns falsely inside
+  // the plain ones (their unused source operand is left uninitialized).
+  constexpr __mmask16 kAll = 0xffff;
+  constexpr __mmask8 kAll8 = 0xff;
+  __m512 r[16], t[16];
+#pragma GCC unroll 16
+  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(from + i * ld_from);
+#pragma GCC unroll 8
+  for (int i = 0; i < 16; i += 2) {  // 1-float pairs
+    t[i] = _mm512_maskz_unpacklo_ps(kAll, r[i], r[i + 1]);
+    t[i + 1] = _mm512_maskz_unpackhi_ps(kAll, r[i], r[i + 1]);
+  }
+#pragma GCC unroll 4
+  for (int i = 0; i < 16; i += 4) {  // 2-float pairs
+    for (int k = 0; k < 2; ++k) {
+      r[i + k] = _mm512_castpd_ps(_mm512_maskz_unpacklo_pd(kAll8, _mm512_castps_pd(t[i + k]),
+                                                           _mm512_castps_pd(t[i + k + 2])));
+      r[i + k + 2] = _mm512_castpd_ps(_mm512_maskz_unpackhi_pd(kAll8, _mm512_castps_pd(t[i + k]),
+                                                               _mm512_castps_pd(t[i + k + 2])));
+    }
+  }
+#pragma GCC unroll 2
+  for (int i = 0; i < 16; i += 8) {  // 4-float lanes
+    for (int k = 0; k < 4; ++k) {
+      t[i + k] = _mm512_maskz_shuffle_f32x4(kAll, r[i + k], r[i + k + 4], 0x88);
+      t[i + k + 4] = _mm512_maskz_shuffle_f32x4(kAll, r[i + k], r[i + k + 4], 0xdd);
+    }
+  }
+#pragma GCC unroll 8
+  for (int k = 0; k < 8; ++k) {  // 8-float halves
+    r[k] = _mm512_maskz_shuffle_f32x4(kAll, t[k], t[k + 8], 0x88);
+    r[k + 8] = _mm512_maskz_shuffle_f32x4(kAll, t[k], t[k + 8], 0xdd);
+  }
+  // r[k] now holds column kColumn[k] of `from` (the rounds swap the middle pairs).
+  constexpr int kColumn[16] = {0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15};
+#pragma GCC unroll 16
+  for (int k = 0; k < 16; ++k) _mm512_storeu_ps(to + kColumn[k] * ld_to, r[k]);
+}
+
+// Output positions per register tile for V registers of output channels:
+// 24 running sums in registers (of the 32), and V + 1 for a tap's kernels
+// and input value.
+constexpr int64_t TilePositions(int64_t vectors) { return 24 / vectors; }
+
+// Positions [p0, p1) in tiles of TilePositions(V), the rest in tiles of 6 or
+// fewer. The first tile also prefetches the next block of channels' kernels
+// into L2 (the 512-channel layers read 9 MB of kernels from memory).
+template <int V>
+void DirectTiles(const DirectGeometry& g, const float* w, int64_t c0, int64_t c1, int64_t p0,
+                 int64_t p1, float* sums, bool first) {
+  constexpr int64_t kP = TilePositions(V);
+  const float* next = c1 < g.channels ? w + c1 * g.taps * V * kLanes : nullptr;
+  int64_t p = p0;
+  for (; p + kP <= p1; p += kP, next = nullptr) {
+    DirectTile<V, kP>(g, w, c0, c1, p, sums + (p - p0) * V * kLanes, first, next);
+  }
+  for (; p + 6 <= p1; p += 6, next = nullptr) {
+    DirectTile<V, 6>(g, w, c0, c1, p, sums + (p - p0) * V * kLanes, first, next);
+  }
+  float* s = sums + (p - p0) * V * kLanes;
+  switch (p1 - p) {
+    case 1:
+      return DirectTile<V, 1>(g, w, c0, c1, p, s, first, next);
+    case 2:
+      return DirectTile<V, 2>(g, w, c0, c1, p, s, first, next);
+    case 3:
+      return DirectTile<V, 3>(g, w, c0, c1, p, s, first, next);
+    case 4:
+      return DirectTile<V, 4>(g, w, c0, c1, p, s, first, next);
+    case 5:
+      return DirectTile<V, 5>(g, w, c0, c1, p, s, first, next);
+    default:
+      return;
+  }
+}
+
+// One task: the first `positions` output positions of a window (see
+// CopyWindow) for the block of `vectors` x 16 output channels whose packed
+// kernels are `w`, written into `out` (the first of them in the block's first
+// output channel; channels m floats apart) with the epilogue.
+void DirectRange(const DirectGeometry& g, const float* w, int64_t vectors, int64_t positions,
+                 float* sums, float* out, int64_t m, const float* bias, Activation activation) {
+  const int64_t block_channels = std::max<int64_t>(1, kPartialSumTaps / g.taps);
+  for (int64_t c0 = 0; c0 < g.channels; c0 += block_channels) {
+    const int64_t c1 = std::min(g.channels, c0 + block_channels);
+    switch (vectors) {
+      case 1:
+        DirectTiles<1>(g, w, c0, c1, 0, positions, sums, c0 == 0);
+        break;
+      case 2:
+        DirectTiles<2>(g, w, c0, c1, 0, positions, sums, c0 == 0);
+        break;
+      case 3:
+        DirectTiles<3>(g, w, c0, c1, 0, positions, sums, c0 == 0);
+        break;
+      default:
+        DirectTiles<4>(g, w, c0, c1, 0, positions, sums, c0 == 0);
+        break;
+    }
+  }
+  // The sums are position-major (the block's channels of a position
+  // together); the output is channel-major: transpose while copying out,
+  // 16 x 16 at a time in registers, the last positions one by one.
+  const int64_t width = vectors * kLanes, whole = positions / kLanes * kLanes;
+  for (int64_t o = 0; o < width; o += kLanes) {
+    for (int64_t p = 0; p < whole; p += kLanes) {
+      Transpose16(sums + p * width + o, width, out + o * m + p, m);
+    }
+  }
+  for (int64_t o = 0; o < width; ++o) {
+    float* to = out + o * m;
+    for (int64_t p = whole; p < positions; ++p) to[p] = sums[p * width + o];
+    if (bias || activation != Activation::kNone) {
+      AddBiasAndActivate(to, positions, bias ? bias[o] : 0.f, activation);
+    }
+  }
+}
+
+// Input columns [x0, x0 + cols) of the group's `channels` channels (in_h x
+// in_w each, column-major), each column with pad_h zeros above and below
+// (ph = in_h + 2 pad_h rows), and columns outside the input all zeros: the
+// part of the zero-padded input that a range of output columns reads.
+void CopyWindow(const float* input, int64_t channels, int64_t in_h, int64_t in_w, int64_t pad_h,
+                int64_t x0, int64_t cols, float* window) {
+  const int64_t ph = in_h + 2 * pad_h;
+  for (int64_t c = 0; c < channels; ++c) {
+    for (int64_t xw = 0; xw < cols; ++xw) {
+      float* to = window + (c * cols + xw) * ph;
+      const int64_t x = x0 + xw;
+      if (x < 0 || x >= in_w) {
+        std::fill(to, to + ph, 0.f);
+        continue;
+      }
+      const float* from = input + (c * in_w + x) * in_h;
+      std::fill(to, to + pad_h, 0.f);
+      std::copy(from, from + in_h, to + pad_h);
+      std::fill(to + pad_h + in_h, to + ph, 0.f);
+    }
+  }
+}
+
+#endif
+
+}  // namespace
+
+bool DirectKernels::Fits(uint64_t out_channels) { return out_channels % kLanes == 0; }
+
+DirectKernels::DirectKernels(const arma::fmat& kernels)
+    : rows_(kernels.n_rows), out_channels_(kernels.n_cols) {
+  if (!Fits(out_channels_)) {
+    throw ShapeError("DirectKernels: the output channels must be a multiple of 16");
+  }
+  // Blocks of 4 registers of output channels (fewer for the last). Halving
+  // them so that two threads could share a 64-channel layer by its output
+  // channels was slower: ResNet18's 7x7 stem, bench_conv, one thread 1.4-1.8
+  // -> 2.2 ms, batch 4 on two threads 3.8-4.2 -> 5.2-5.7 ms.
+  block_out_ = kLanes * std::min<uint64_t>(kMaxBlockVectors, out_channels_ / kLanes);
+  w_.resize(rows_ * out_channels_);
+  for (uint64_t o0 = 0; o0 < out_channels_; o0 += block_out_) {
+    const uint64_t width = std::min(block_out_, out_channels_ - o0);
+    float* block = w_.data() + o0 * rows_;
+    for (uint64_t r = 0; r < rows_; ++r) {
+      for (uint64_t o = 0; o < width; ++o) block[r * width + o] = kernels(r, o0 + o);
+    }
+  }
+}
+
+void DirectMultiplyInto(const Im2ColMatrix& a, const DirectKernels& kernels, float* product,
+                        const Epilogue& epilogue) {
+  if (a.n_cols() != kernels.rows()) {
+    throw ShapeError("MultiplyInto: direct kernels of another kernel size or channel count");
+  }
+  const int64_t m = a.n_rows(), out_channels = kernels.out_channels();
+  if (m == 0 || out_channels == 0) return;
+#if defined(__x86_64__)
+  if (!kAvx512) return MultiplyInto(a, kernels, product, epilogue);
+  const ConvParams& p = a.params();
+  const ftensor& input = a.input();
+  const int64_t in_h = input.rows(), in_w = input.cols(), channels = a.channels();
+  const int64_t out_h = a.out_h(), out_w = a.out_w();
+  const int64_t ph = in_h + 2 * p.padding_h;
+
+  // Tasks: ranges of whole output columns, each with about kRangeFloats of
+  // running sums per block of output channels, times those blocks; range
+  // after range, so a thread's consecutive tasks mostly share their range.
+  const int64_t block_out = kernels.block_out();
+  const int64_t blocks = (out_channels + block_out - 1) / block_out;
+  const int64_t range_cols = std::clamp<int64_t>(kRangeFloats / block_out / out_h, 1, out_w);
+  const int64_t ranges = (out_w + range_cols - 1) / range_cols;
+  const int64_t max_cols = (out_w + ranges - 1) / ranges;  // ranges are cut evenly below
+  // The input columns the widest range reads.
+  const int64_t window_cols = (max_cols - 1) * p.stride_w + (p.kernel_w - 1) * p.dilation_w + 1;
+  const int64_t window_floats = channels * window_cols * ph;
+  const int64_t sums_floats = max_cols * out_h * block_out;
+
+  std::vector<int64_t> tap_offsets(p.kernel_h * p.kernel_w), window_corners(max_cols * out_h);
+  for (int64_t i = 0; i < p.kernel_h; ++i) {
+    for (int64_t j = 0; j < p.kernel_w; ++j) {
+      tap_offsets[i * p.kernel_w + j] = i * p.dilation_h + j * p.dilation_w * ph;
+    }
+  }
+  for (int64_t ox = 0; ox < max_cols; ++ox) {
+    for (int64_t oy = 0; oy < out_h; ++oy) {
+      window_corners[oy + ox * out_h] = oy * p.stride_h + ox * p.stride_w * ph;
+    }
+  }
+
+  const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  const auto scratch =
+      std::make_unique_for_overwrite<float[]>(threads * (window_floats + sums_floats));
+  const float* group_input = input.slice(a.first_channel()).memptr();
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+    float* window = scratch.get() + omp_get_thread_num() * (window_floats + sums_floats);
+    float* sums = window + window_floats;
+    int64_t copied = -1;  // the range whose window this thread holds
+#pragma omp for schedule(static)
+    for (int64_t task = 0; task < ranges * blocks; ++task) {
+      const int64_t r = task / blocks, b = task % blocks;
+      const int64_t ox0 = out_w * r / ranges, ox1 = out_w * (r + 1) / ranges;
+      if (r != copied) {
+        CopyWindow(group_input, channels, in_h, in_w, p.padding_h,
+                   ox0 * p.stride_w - int64_t{p.padding_w}, window_cols, window);
+        copied = r;
+      }
+      const DirectGeometry g{window,
+                             window_cols * ph,
+                             channels,
+                             static_cast<int64_t>(tap_offsets.size()),
+                             tap_offsets.data(),
+                             window_corners.data()};
+      const int64_t o0 = b * block_out, width = std::min(block_out, out_channels - o0);
+      DirectRange(g, kernels.data() + o0 * kernels.rows(), width / kLanes, (ox1 - ox0) * out_h,
+                  sums, product + o0 * m + ox0 * out_h, m,
+                  epilogue.bias ? epilogue.bias + o0 : nullptr, epilogue.activation);
+    }
+  }
+#else
+  MultiplyInto(a, kernels, product, epilogue);
+#endif
+}
+
+}  // namespace kuiper
