@@ -154,7 +154,8 @@ void Convolution(benchmark::State& state, const ConvShape& shape) {
       bias(shape.out_c);
   for (float& w : weight) w = value(rng);
   for (float& b : bias) b = value(rng);
-  ConvolutionLayer layer("bench", p, weight, bias);
+  const uint32_t out = ConvOutputSize(shape.size, shape.kernel, shape.stride, p.padding_h, 1);
+  ConvolutionLayer layer("bench", p, weight, bias, uint64_t{out} * out);
   std::vector<sftensor> inputs, outputs(batch);
   for (uint32_t n = 0; n < batch; ++n) {
     inputs.push_back(TensorCreate(shape.in_c, shape.size, shape.size));
@@ -167,7 +168,6 @@ void Convolution(benchmark::State& state, const ConvShape& shape) {
     benchmark::DoNotOptimize(outputs[0]->raw_ptr());
     seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
-  const uint32_t out = ConvOutputSize(shape.size, shape.kernel, shape.stride, p.padding_h, 1);
   const double flops =
       2.0 * batch * shape.out_c * out * out * shape.in_c * shape.kernel * shape.kernel;
   state.counters["GFLOP/s"] =

@@ -14,7 +14,8 @@
 namespace kuiper {
 
 ConvolutionLayer::ConvolutionLayer(std::string name, const ConvParams& params,
-                                   const std::vector<float>& weight, std::vector<float> bias)
+                                   const std::vector<float>& weight, std::vector<float> bias,
+                                   uint64_t expected_positions)
     : Layer(std::move(name)), params_(params), bias_(std::move(bias)) {
   const ConvParams& p = params_;
   if (p.in_channels == 0 || p.out_channels == 0 || p.groups == 0 || p.in_channels % p.groups != 0 ||
@@ -45,7 +46,8 @@ ConvolutionLayer::ConvolutionLayer(std::string name, const ConvParams& params,
   // column: the right-hand side of columns * kernels, as it is.
   for (uint32_t g = 0; g < p.groups; ++g) {
     const float* block = weight.data() + g * out_per_group * kernel_size;
-    kernels_.emplace_back(arma::fmat(block, kernel_size, out_per_group), params_);
+    kernels_.emplace_back(arma::fmat(block, kernel_size, out_per_group), params_,
+                          expected_positions);
   }
 }
 
@@ -142,7 +144,18 @@ std::unique_ptr<Layer> CreateConvolution(const RuntimeOperator& op) {
     }
     bias = bias_attr.ToFloat();
   }
-  return std::make_unique<ConvolutionLayer>(op.name, p, weight.ToFloat(), std::move(bias));
+  // The input size the model file declares (N, C, H, W), if it does.
+  uint64_t expected_positions = 0;
+  if (!op.input_operands.empty() && op.input_operands[0]->shapes.size() == 4) {
+    const std::vector<int>& in = op.input_operands[0]->shapes;
+    if (in[2] > 0 && in[3] > 0) {
+      expected_positions =
+          uint64_t{ConvOutputSize(in[2], p.kernel_h, p.stride_h, p.padding_h, p.dilation_h)} *
+          ConvOutputSize(in[3], p.kernel_w, p.stride_w, p.padding_w, p.dilation_w);
+    }
+  }
+  return std::make_unique<ConvolutionLayer>(op.name, p, weight.ToFloat(), std::move(bias),
+                                            expected_positions);
 }
 
 namespace {

@@ -30,8 +30,8 @@ namespace kuiper {
 
 namespace {
 
-constexpr int64_t kLanes = 16;           // floats per AVX-512 register
-constexpr int64_t kMaxBlockVectors = 4;  // registers of output channels per tile, at most
+constexpr int64_t kLanes = 16;            // floats per AVX-512 register
+constexpr int64_t kMaxBlockVectors = 4;   // registers of output channels per tile, at most
 constexpr int64_t kPartialSumTaps = 288;  // taps per partial sum, at most (but a whole channel)
 // Running sums per task (positions x the block's channels): 32 KB.
 constexpr int64_t kRangeFloats = 32768;

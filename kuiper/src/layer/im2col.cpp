@@ -235,14 +235,15 @@ void SetWinogradAllowed(bool allowed) { winograd_allowed = allowed; }
 bool DirectAllowed() { return direct_allowed; }
 void SetDirectAllowed(bool allowed) { direct_allowed = allowed; }
 
-GroupKernels::GroupKernels(arma::fmat matrix, const ConvParams& p) {
+GroupKernels::GroupKernels(arma::fmat matrix, const ConvParams& p, uint64_t expected_positions) {
   const uint32_t in_per_group = p.in_channels / p.groups, out_per_group = p.out_channels / p.groups;
   if (WinogradAllowed() && p.kernel_h == 3 && p.kernel_w == 3 && p.stride_h == 1 &&
       p.stride_w == 1 && p.dilation_h == 1 && p.dilation_w == 1 && in_per_group >= 16 &&
       out_per_group >= 16 && uint64_t{in_per_group} * out_per_group <= 256 * 256 &&
       matrix.n_rows == 9 * in_per_group) {
     winograd_ = std::make_shared<const WinogradKernels>(matrix);
-  } else if (DirectAllowed() && DirectKernels::Fits(out_per_group) &&
+  } else if (DirectAllowed() && DirectKernels::Fits(out_per_group) && expected_positions > 0 &&
+             expected_positions <= kDirectMaxPositions &&
              !(p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 && p.stride_w == 1)) {
     direct_ = std::make_shared<const DirectKernels>(matrix);
   } else {
@@ -253,12 +254,7 @@ GroupKernels::GroupKernels(arma::fmat matrix, const ConvParams& p) {
 void MultiplyInto(const Im2ColMatrix& a, const GroupKernels& b, float* product,
                   const Epilogue& epilogue) {
   if (b.winograd()) return WinogradMultiplyInto(a, b.winograd_kernels(), product, epilogue);
-  if (b.direct()) {
-    if (a.n_rows() <= kDirectMaxPositions) {
-      return DirectMultiplyInto(a, b.direct_kernels(), product, epilogue);
-    }
-    return MultiplyInto(a, b.direct_kernels(), product, epilogue);
-  }
+  if (b.direct()) return DirectMultiplyInto(a, b.direct_kernels(), product, epilogue);
   MultiplyInto(a, b.matrix(), product, epilogue);
 }
 

@@ -205,9 +205,11 @@ void DirectMultiplyInto(const Im2ColMatrix& a, const DirectKernels& kernels, flo
 void MultiplyInto(const Im2ColMatrix& a, const DirectKernels& kernels, float* product,
                   const Epilogue& epilogue = {});
 
-// The direct route wins where the output is small and the kernels many;
-// im2col's GEMM wins on large outputs. MultiplyInto with a group's kernels
-// takes it for at most this many output positions.
+// The direct route wins where the output is small (oneDNN's GEMM is then
+// short of rows to run at speed, and reads the kernels from memory for a few
+// of them), im2col's GEMM on large outputs. GroupKernels takes the direct
+// route for layers that the model declares with at most this many output
+// positions per image.
 constexpr uint64_t kDirectMaxPositions = 256;
 
 // Whether layers made from now on may take the direct route: yes, unless the
@@ -232,7 +234,9 @@ void SetDirectAllowed(bool allowed);
 class GroupKernels {
  public:
   // `matrix`: (C_in/G * kh * kw) x (C_out/G), as WinogradKernels takes it.
-  GroupKernels(arma::fmat matrix, const ConvParams& params);
+  // `expected_positions`: the output positions per image (out_h * out_w) at
+  // the input size the model declares, or 0 when it is not known.
+  GroupKernels(arma::fmat matrix, const ConvParams& params, uint64_t expected_positions = 0);
   bool winograd() const { return winograd_ != nullptr; }
   const WinogradKernels& winograd_kernels() const { return *winograd_; }
   bool direct() const { return direct_ != nullptr; }
@@ -254,8 +258,10 @@ class ConvolutionLayer : public Layer {
   // `weight` is row-major (out_channels, in_channels / groups, kernel_h,
   // kernel_w) as PyTorch stores it; `bias` holds out_channels values or none.
   // Throws LayerError naming `name` when they do not fit `params`.
+  // `expected_positions` (out_h * out_w at the input size the model declares,
+  // 0 if unknown) lets the layer keep its kernels for the direct route.
   ConvolutionLayer(std::string name, const ConvParams& params, const std::vector<float>& weight,
-                   std::vector<float> bias);
+                   std::vector<float> bias, uint64_t expected_positions = 0);
 
   // Per batch item: input (in_channels, H, W) -> output (out_channels, out_h, out_w).
   InferStatus Forward(const std::vector<sftensor>& inputs, std::vector<sftensor>& outputs) override;
