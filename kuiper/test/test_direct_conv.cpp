@@ -1,0 +1,291 @@
+// The direct route of MultiplyInto (kuiper/src/layer/direct_conv.cpp): the
+// product a * kernels of any im2col matrix, computed from the input itself
+// with packed kernels (no lab code runs: these pass in the student build).
+// References are convolutions in double, written out here.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ostream>
+#include <random>
+#include <vector>
+
+#include "activation_reference.hpp"
+#include "kuiper/error.hpp"
+#include "kuiper/layers/convolution.hpp"
+
+namespace kuiper {
+namespace {
+
+struct DirectCase {
+  uint32_t in_c, out_c, h, w, kh, kw, stride, pad, dilation;
+};
+
+// How ctest names each case, e.g. 512to64_3x3_s1_p1_d1_at7x7.
+void PrintTo(const DirectCase& c, std::ostream* os) {
+  *os << c.in_c << "to" << c.out_c << "_" << c.kh << "x" << c.kw << "_s" << c.stride << "_p"
+      << c.pad << "_d" << c.dilation << "_at" << c.h << "x" << c.w;
+}
+
+ConvParams Params(const DirectCase& tc) {
+  ConvParams p;
+  p.in_channels = tc.in_c, p.out_channels = tc.out_c;
+  p.kernel_h = tc.kh, p.kernel_w = tc.kw;
+  p.stride_h = p.stride_w = tc.stride;
+  p.padding_h = p.padding_w = tc.pad;
+  p.dilation_h = p.dilation_w = tc.dilation;
+  return p;
+}
+
+// (in_c kh kw) x out_c, kernel o in column o, taps in im2col's order.
+arma::fmat RandomKernels(const DirectCase& tc, std::mt19937& rng) {
+  std::normal_distribution<float> normal(0.f, 1.f);
+  arma::fmat kernels(tc.in_c * tc.kh * tc.kw, tc.out_c);
+  const float scale = 1.f / std::sqrt(float(kernels.n_rows));
+  kernels.imbue([&] { return normal(rng) * scale; });
+  return kernels;
+}
+
+// out(o, y, x) = sum over c, i, j of in(c0 + c, y s + i d - pad, x s + j d - pad)
+// * kernel o's tap (c, i, j), in double; column-major (y + x * out_h) per channel.
+std::vector<double> Reference(const ftensor& input, uint32_t c0, const arma::fmat& kernels,
+                              const DirectCase& tc, uint32_t out_h, uint32_t out_w) {
+  std::vector<double> out(size_t{tc.out_c} * out_h * out_w, 0.0);
+  for (uint32_t o = 0; o < tc.out_c; ++o) {
+    for (uint32_t x = 0; x < out_w; ++x) {
+      for (uint32_t y = 0; y < out_h; ++y) {
+        double sum = 0;
+        for (uint32_t c = 0; c < tc.in_c; ++c) {
+          for (uint32_t i = 0; i < tc.kh; ++i) {
+            for (uint32_t j = 0; j < tc.kw; ++j) {
+              const int64_t iy = int64_t{y} * tc.stride + i * tc.dilation - tc.pad;
+              const int64_t ix = int64_t{x} * tc.stride + j * tc.dilation - tc.pad;
+              if (iy < 0 || ix < 0 || iy >= input.rows() || ix >= input.cols()) continue;
+              sum += double(input.at(c0 + c, iy, ix)) * kernels((c * tc.kh + i) * tc.kw + j, o);
+            }
+          }
+        }
+        out[(size_t{o} * out_w + x) * out_h + y] = sum;
+      }
+    }
+  }
+  return out;
+}
+
+// max |got - ref| / max(1, max |ref|): the project's relative error.
+double RelativeError(const std::vector<float>& got, const std::vector<double>& ref) {
+  double diff = 0, scale = 1;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    diff = std::max(diff, std::abs(got[i] - ref[i]));
+    scale = std::max(scale, std::abs(ref[i]));
+  }
+  return diff / scale;
+}
+
+// Float32 rounding only; a wrong tap, position or channel is off by far more.
+constexpr double kTolerance = 2e-6;
+
+class DirectGeometries : public ::testing::TestWithParam<DirectCase> {};
+
+TEST_P(DirectGeometries, MatchesTheReferenceConvolution) {
+  const DirectCase& tc = GetParam();
+  std::mt19937 rng(tc.in_c * 131 + tc.out_c * 17 + tc.h * 7 + tc.w + tc.kh + tc.stride);
+  ftensor input(tc.in_c, tc.h, tc.w);
+  input.Rand();
+  const arma::fmat kernels = RandomKernels(tc, rng);
+  const ConvParams p = Params(tc);
+  const uint32_t out_h = ConvOutputSize(tc.h, tc.kh, tc.stride, tc.pad, tc.dilation);
+  const uint32_t out_w = ConvOutputSize(tc.w, tc.kw, tc.stride, tc.pad, tc.dilation);
+  ASSERT_GT(out_h * out_w, 0u);
+  std::vector<float> product(size_t{tc.out_c} * out_h * out_w, NAN);
+  DirectMultiplyInto(Im2Col(input, 0, tc.in_c, p, out_h, out_w), DirectKernels(kernels),
+                     product.data());
+  EXPECT_LE(RelativeError(product, Reference(input, 0, kernels, tc, out_h, out_w)), kTolerance)
+      << "every output position of every output channel, borders included";
+}
+
+// The kernel's edges (direct_conv.cpp): register tiles of 4 x 16 output
+// channels and 6 positions (8 for 3 x 16, 12 for 2 x 16, 24 for 16), partial
+// sums of at most 288 taps in whole channels, ranges of whole output columns.
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, DirectGeometries,
+    ::testing::Values(DirectCase{512, 64, 7, 7, 3, 3, 1, 1, 1},   // 49 positions: 8 tiles + 1
+                      DirectCase{40, 80, 9, 5, 3, 3, 2, 1, 1},    // 64 + 16 channels; 360 taps
+                      DirectCase{8, 48, 13, 11, 3, 3, 1, 1, 1},   // one block of 3 x 16
+                      DirectCase{8, 32, 17, 3, 3, 3, 1, 1, 1},    // 2 x 16: tiles of 12
+                      DirectCase{8, 16, 30, 2, 3, 3, 1, 1, 1},    // 16: tiles of 24
+                      DirectCase{3, 64, 40, 38, 7, 7, 2, 3, 1},   // a stem: 49 taps per channel
+                      DirectCase{3, 32, 22, 22, 6, 6, 2, 2, 1},   // YOLOv5's 6x6 stem
+                      DirectCase{64, 64, 28, 28, 1, 1, 2, 0, 1},  // 1x1 stride 2, no padding
+                      DirectCase{16, 64, 90, 90, 3, 3, 1, 1, 1},  // 8100 positions: many ranges
+                      DirectCase{16, 16, 9, 11, 3, 1, 1, 1, 1},   // a 3x1 kernel
+                      DirectCase{16, 16, 12, 12, 3, 3, 1, 2, 2},  // dilation 2
+                      DirectCase{16, 16, 10, 10, 3, 3, 3, 0, 1},  // stride 3
+                      DirectCase{16, 32, 1, 1, 3, 3, 1, 1, 1},    // one output, all padding
+                      DirectCase{32, 16, 2, 3, 5, 5, 1, 3, 1}));  // padding past the kernel's reach
+
+TEST(DirectConv, ReadsTheGroupsChannelsOnly) {
+  const DirectCase tc{16, 32, 9, 10, 3, 3, 2, 1, 1};
+  std::mt19937 rng(5);
+  ftensor input(48, tc.h, tc.w);
+  input.Rand();
+  const arma::fmat kernels = RandomKernels(tc, rng);
+  std::vector<float> product(32 * 5 * 5, NAN);
+  DirectMultiplyInto(Im2Col(input, 16, 16, Params(tc), 5, 5), DirectKernels(kernels),
+                     product.data());
+  EXPECT_LE(RelativeError(product, Reference(input, 16, kernels, tc, 5, 5)), kTolerance)
+      << "Im2Col(input, 16, 16, ...) is channels 16..31";
+}
+
+TEST(DirectConv, AppliesTheEpilogueAfterTheBias) {
+  const DirectCase tc{24, 80, 8, 7, 3, 3, 1, 1, 1};
+  std::mt19937 rng(11);
+  ftensor input(tc.in_c, tc.h, tc.w);
+  input.Rand();
+  input.Transform([](float v) { return v - 0.5f; });  // outputs of both signs
+  const arma::fmat kernels = RandomKernels(tc, rng);
+  std::vector<float> bias(tc.out_c);
+  for (size_t o = 0; o < bias.size(); ++o) bias[o] = 0.05f * (float(o) - 40);
+  const std::vector<double> conv = Reference(input, 0, kernels, tc, 8, 7);
+  for (const Activation activation : {Activation::kNone, Activation::kRelu, Activation::kSilu}) {
+    std::vector<float> product(conv.size(), NAN);
+    DirectMultiplyInto(Im2Col(input, 0, tc.in_c, Params(tc), 8, 7), DirectKernels(kernels),
+                       product.data(), {bias.data(), activation});
+    std::vector<double> expected(conv.size());
+    for (size_t i = 0; i < conv.size(); ++i) {
+      expected[i] = ReferenceActivate(conv[i] + bias[i / (8 * 7)], activation);
+    }
+    EXPECT_LE(RelativeError(product, expected), kTolerance)
+        << "activation " << int(activation) << ": activation(conv + bias[o])";
+  }
+}
+
+TEST(DirectConv, SameInsideAParallelRegion) {
+  // A batch item runs all its tasks on one thread: the same sums in the same order.
+  const DirectCase tc{32, 64, 20, 20, 3, 3, 2, 1, 1};
+  std::mt19937 rng(3);
+  ftensor input(tc.in_c, tc.h, tc.w);
+  input.Rand();
+  const DirectKernels kernels(RandomKernels(tc, rng));
+  const Im2ColMatrix a = Im2Col(input, 0, tc.in_c, Params(tc), 10, 10);
+  std::vector<float> outside(64 * 10 * 10), inside(64 * 10 * 10);
+  DirectMultiplyInto(a, kernels, outside.data());
+#pragma omp parallel num_threads(2)
+  {
+#pragma omp single
+    DirectMultiplyInto(a, kernels, inside.data());
+  }
+  EXPECT_EQ(inside, outside);
+}
+
+// The rms of (got - ref) over the rms of ref.
+double RmsError(const float* got, const std::vector<double>& ref) {
+  double error = 0, size = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    error += (got[i] - ref[i]) * (got[i] - ref[i]);
+    size += ref[i] * ref[i];
+  }
+  return std::sqrt(error / size);
+}
+
+// Partial sums of at most 288 taps added to running sums, as oneDNN's GEMM
+// sums its inner dimension in blocks: ResNet18's 512-channel layer rounds no
+// more than on the im2col route (measured: rms 2.2e-7 against 2.4e-7), on the
+// inputs a layer meets after a ReLU.
+TEST(DirectConv, RoundsNoMoreThanTheIm2ColGemm) {
+  const DirectCase tc{512, 64, 7, 7, 3, 3, 1, 1, 1};
+  std::mt19937 rng(21);
+  std::normal_distribution<float> normal(0.f, 1.f);
+  ftensor input(tc.in_c, tc.h, tc.w);
+  input.Transform([&](float) { return std::max(0.f, normal(rng)); });
+  const arma::fmat kernels = RandomKernels(tc, rng);
+  const std::vector<double> reference = Reference(input, 0, kernels, tc, 7, 7);
+  arma::fmat unfolded(49, 9 * tc.in_c, arma::fill::zeros);  // im2col, by hand (no lab code)
+  for (uint32_t c = 0; c < tc.in_c; ++c) {
+    for (int i = 0; i < 3; ++i) {
+      for (int j = 0; j < 3; ++j) {
+        for (uint32_t x = 0; x < 7; ++x) {
+          for (uint32_t y = 0; y < 7; ++y) {
+            const int64_t iy = int64_t{y} + i - 1, ix = int64_t{x} + j - 1;
+            if (iy < 0 || ix < 0 || iy >= 7 || ix >= 7) continue;
+            unfolded(y + x * 7, c * 9 + i * 3 + j) = input.at(c, iy, ix);
+          }
+        }
+      }
+    }
+  }
+  arma::fmat im2col(49, tc.out_c);
+  MultiplyInto(unfolded, kernels, im2col.memptr());
+  std::vector<float> direct(reference.size(), NAN);
+  DirectMultiplyInto(Im2Col(input, 0, tc.in_c, Params(tc), 7, 7), DirectKernels(kernels),
+                     direct.data());
+  const double im2col_error = RmsError(im2col.memptr(), reference);
+  EXPECT_LE(RmsError(direct.data(), reference), im2col_error)
+      << "im2col's rms error " << im2col_error;
+}
+
+TEST(DirectConv, Im2ColRouteWithDirectKernels) {
+  // Where the CPU has no AVX-512, DirectMultiplyInto takes this route: the
+  // lab's unfolding and oneDNN's GEMM, reading the packed kernels in place.
+  // Not a lab test: the matrix here is InPlace (1x1, stride 1), so FillBlock
+  // is not called.
+  const DirectCase tc{24, 80, 6, 5, 1, 1, 1, 0, 1};
+  std::mt19937 rng(8);
+  ftensor input(tc.in_c, tc.h, tc.w);
+  input.Rand();
+  const arma::fmat kernels = RandomKernels(tc, rng);
+  std::vector<float> product(80 * 30, NAN);
+  MultiplyInto(Im2Col(input, 0, tc.in_c, Params(tc), 6, 5), DirectKernels(kernels), product.data());
+  EXPECT_LE(RelativeError(product, Reference(input, 0, kernels, tc, 6, 5)), kTolerance);
+}
+
+TEST(DirectConv, RefusesAnotherKernelSize) {
+  const DirectCase tc{16, 16, 8, 8, 3, 3, 1, 1, 1};
+  std::mt19937 rng(1);
+  const DirectKernels kernels(RandomKernels(tc, rng));
+  ftensor input(16, 8, 8);
+  std::vector<float> product(16 * 8 * 8);
+  EXPECT_THROW(DirectMultiplyInto(Im2Col(input, 0, 8, Params(tc), 8, 8), kernels, product.data()),
+               ShapeError)
+      << "8 input channels for kernels of 16";
+  EXPECT_THROW(DirectKernels(arma::fmat(9, 24, arma::fill::zeros)), ShapeError)
+      << "24 output channels: not whole registers of 16";
+}
+
+TEST(GroupKernels, TakesDirectForSmallDeclaredOutputs) {
+  const bool winograd = WinogradAllowed(), direct = DirectAllowed();
+  SetWinogradAllowed(true);
+  SetDirectAllowed(true);
+  const auto route = [](uint32_t in_c, uint32_t out_c, uint32_t k, uint32_t stride,
+                        uint64_t positions) {
+    const ConvParams p = Params({in_c, out_c, 0, 0, k, k, stride, k / 2, 1});
+    return GroupKernels(arma::fmat(in_c * k * k, out_c, arma::fill::zeros), p, positions).direct();
+  };
+  EXPECT_TRUE(route(512, 512, 3, 1, 49)) << "ResNet18's layer4";
+  EXPECT_TRUE(route(256, 512, 3, 2, 49)) << "stride 2";
+  EXPECT_TRUE(route(256, 512, 1, 2, 49)) << "1x1 stride 2";
+  EXPECT_TRUE(route(128, 256, 3, 2, 256)) << "256 positions";
+  EXPECT_FALSE(route(128, 256, 3, 2, 257)) << "257 positions: im2col";
+  EXPECT_FALSE(route(256, 512, 3, 2, 0)) << "size not declared: im2col";
+  EXPECT_FALSE(route(64, 64, 3, 1, 49)) << "Winograd's layers stay on Winograd";
+  EXPECT_FALSE(route(512, 512, 1, 1, 49)) << "1x1 stride 1: the input is the matrix";
+  EXPECT_FALSE(route(512, 72, 3, 1, 49)) << "72 output channels: not whole registers";
+  SetDirectAllowed(false);
+  EXPECT_FALSE(route(512, 512, 3, 1, 49)) << "SetDirectAllowed(false)";
+  SetDirectAllowed(direct);
+  SetWinogradAllowed(winograd);
+}
+
+TEST(GroupKernels, DirectKeepsOneFormOnly) {
+  const bool direct = DirectAllowed();
+  SetDirectAllowed(true);
+  const GroupKernels kernels(arma::fmat(9 * 512, 64, arma::fill::ones),
+                             Params({512, 64, 0, 0, 3, 3, 2, 1, 1}), 49);
+  SetDirectAllowed(direct);
+  ASSERT_TRUE(kernels.direct());
+  EXPECT_TRUE(kernels.matrix().is_empty()) << "the GEMM matrix is not kept beside the packed one";
+}
+
+}  // namespace
+}  // namespace kuiper
