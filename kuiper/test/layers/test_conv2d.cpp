@@ -91,6 +91,36 @@ TEST(Conv2d, WinogradRouteGivesTheIm2ColRoutesOutput) {
   EXPECT_LE(MaxAbsDiff(got, want), 2e-6f * scale);
 }
 
+// A stride-2 layer declared with few output positions keeps its kernels for
+// the core's direct route (GroupKernels); declared without a size, for
+// im2col + GEMM. Both through ComputeGroups, 2 groups of 32 output channels,
+// batch 3 (items in parallel), bias and a fused SiLU: the same outputs up to
+// float32 rounding (see kuiper/test/test_direct_conv.cpp).
+TEST(Conv2d, DirectRouteGivesTheIm2ColRoutesOutput) {
+  ConvParams p;
+  p.in_channels = 40, p.out_channels = 64, p.groups = 2;
+  p.kernel_h = p.kernel_w = 3;
+  p.stride_h = p.stride_w = 2;
+  p.padding_h = p.padding_w = 1;
+  std::vector<float> weight(64 * 20 * 9), bias(64);
+  for (size_t i = 0; i < weight.size(); ++i) weight[i] = float((i * 37) % 23) / 23 - 0.5f;
+  for (size_t o = 0; o < bias.size(); ++o) bias[o] = 0.1f * (float(o) - 32);
+  const bool allowed = DirectAllowed();
+  SetDirectAllowed(true);
+  ConvolutionLayer direct("direct", p, weight, bias, 7 * 5);
+  ConvolutionLayer im2col("im2col", p, weight, bias);
+  SetDirectAllowed(allowed);
+  ASSERT_TRUE(direct.FuseActivation(Activation::kSilu));
+  ASSERT_TRUE(im2col.FuseActivation(Activation::kSilu));
+  std::vector<sftensor> inputs = Batch(3, 40, 13, 10), got(3), want(3);
+  ASSERT_EQ(direct.Forward(inputs, got), InferStatus::kInferSuccess);
+  ASSERT_EQ(im2col.Forward(inputs, want), InferStatus::kInferSuccess);
+  ASSERT_EQ(got[0]->raw_shapes(), std::vector<uint32_t>({64, 7, 5}));
+  float scale = 1;
+  for (const sftensor& t : want) scale = std::max(scale, arma::abs(t->data()).max());
+  EXPECT_LE(MaxAbsDiff(got, want), 2e-6f * scale);
+}
+
 TEST(Conv2d, SingleIntParametersMeanSquare) {
   RuntimeOperator op = GroupedConv();
   op.params["kernel_size"] = 3;
