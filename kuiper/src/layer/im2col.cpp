@@ -245,7 +245,7 @@ GroupKernels::GroupKernels(arma::fmat matrix, const ConvParams& p, uint64_t expe
   } else if (DirectAllowed() && DirectKernels::Fits(out_per_group) && expected_positions > 0 &&
              expected_positions <= kDirectMaxPositions &&
              !(p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 && p.stride_w == 1)) {
-    direct_ = std::make_shared<const DirectKernels>(matrix);
+    direct_ = std::make_shared<const DirectKernels>(std::move(matrix));
   } else {
     matrix_ = std::move(matrix);
   }

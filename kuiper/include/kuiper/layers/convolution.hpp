@@ -179,15 +179,15 @@ class DirectKernels {
  public:
   static bool Fits(uint64_t out_channels);
   // Throws ShapeError when !Fits(kernels.n_cols).
-  explicit DirectKernels(const arma::fmat& kernels);
+  explicit DirectKernels(arma::fmat kernels);
   uint64_t rows() const { return rows_; }  // C_in kh kw: the im2col matrix's columns
   uint64_t out_channels() const { return out_channels_; }
   uint64_t block_out() const { return block_out_; }  // output channels per block
-  const float* data() const { return w_.data(); }
+  const float* data() const { return w_.memptr(); }
 
  private:
   uint64_t rows_, out_channels_, block_out_;
-  std::vector<float> w_;
+  arma::fmat w_;  // the packed weights, in the memory of the matrix they came from
 };
 
 // The product `a * kernels` that MultiplyInto computes, from the input itself:
