@@ -1,7 +1,8 @@
 // The core's direct route: a convolution computed from the (padded) input
-// itself, with no im2col matrix, for the layers that neither Winograd nor an
-// in-place 1x1 GEMM takes: strided layers, the 7x7 and 6x6 stems, 3x3 at 512
-// channels (convolution.hpp, GroupKernels, says which and why).
+// itself, with no im2col matrix, for small outputs of many channels, where a
+// GEMM does worst: ResNet18's 512-channel and stride-2 layers at 14x14 and
+// 7x7 (convolution.hpp, GroupKernels and kDirectMaxPositions, says which and
+// why).
 //
 // It is the im2col product computed in another order. Output channels go into
 // the 16 lanes of a register: a register tile holds 4 x 16 output channels of
@@ -12,9 +13,11 @@
 // im2col would have copied into row p, column (c, i, j) of its matrix.
 //
 // As in oneDNN's GEMM, the sum over the taps is split: each register tile sums
-// the taps of a block of input channels (about 288 taps) from zero, and these
-// partial sums are added to running sums kept in a small buffer, so the
-// rounding stays at the im2col route's level.
+// the taps of a block of input channels (at most 288 taps) from zero, and these
+// partial sums are added to running sums kept in a buffer, so the rounding
+// stays at the im2col route's level (with blocks of 64 taps it rounded less
+// per layer, but the PNNX zoo's YOLOv5s at 64x64 ended 0.0124 from float64,
+// past its bound of 0.0081; with 288, 0.0049; im2col 0.0063).
 #include <omp.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -22,6 +25,8 @@
 
 #include <algorithm>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "kuiper/error.hpp"
 #include "kuiper/layers/convolution.hpp"
@@ -33,7 +38,9 @@ namespace {
 constexpr int64_t kLanes = 16;            // floats per AVX-512 register
 constexpr int64_t kMaxBlockVectors = 4;   // registers of output channels per tile, at most
 constexpr int64_t kPartialSumTaps = 288;  // taps per partial sum, at most (but a whole channel)
-// Running sums per task (positions x the block's channels): 32 KB.
+// Running sums per task (positions x the block's channels), 128 KB: a task
+// reads its block's kernels once, so fewer, larger ranges read them fewer
+// times (with 32 KB YOLOv5s's stride-2 layers at 80x80 lost another 10%).
 constexpr int64_t kRangeFloats = 32768;
 
 #if defined(__x86_64__)
@@ -54,8 +61,9 @@ struct DirectGeometry {
 #if defined(__x86_64__)
 
 // Positions [p, p + P) of a block of V x 16 output channels, over input
-// channels [c0, c1): the partial sum in registers, then into `sums` (64 floats
-// per position), which it starts when `first`.
+// channels [c0, c1): the partial sum in registers, then into `sums` (V x 16
+// floats per position), which it starts when `first`. Also prefetches the
+// next channels' kernels, from `prefetch` on, into L2 when that is not null.
 template <int V, int P>
 [[gnu::target("avx512f")]] void DirectTile(const DirectGeometry& g, const float* w, int64_t c0,
                                            int64_t c1, int64_t p, float* sums, bool first,

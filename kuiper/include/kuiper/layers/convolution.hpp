@@ -192,16 +192,17 @@ class DirectKernels {
 
 // The product `a * kernels` that MultiplyInto computes, from the input itself:
 // no im2col matrix (FillBlock is not called). Each output value is the same
-// sum of products as im2col's, summed a block of at most 64 taps (but whole
+// sum of products as im2col's, summed a block of at most 288 taps (whole
 // input channels) at a time, as oneDNN's GEMM sums its inner dimension in
-// blocks; results differ from im2col's only by rounding. Same layout, same
+// blocks; results differ from im2col's only by rounding, and no more. Same layout, same
 // epilogue. Throws ShapeError when `a` has another number of columns. On a
 // CPU without AVX-512 it takes the im2col route below.
 void DirectMultiplyInto(const Im2ColMatrix& a, const DirectKernels& kernels, float* product,
                         const Epilogue& epilogue = {});
 
 // The same product on the im2col route (FillBlock and oneDNN's GEMM), with
-// direct kernels: one GEMM per block of them.
+// direct kernels: one GEMM per block of them (slower than one GEMM of the
+// plain matrix: YOLOv5s's stride-2 layers lost 0.04-0.9 ms each).
 void MultiplyInto(const Im2ColMatrix& a, const DirectKernels& kernels, float* product,
                   const Epilogue& epilogue = {});
 
@@ -223,7 +224,9 @@ void SetDirectAllowed(bool allowed);
 // the layer is made (one form only: the model's weights are most of its
 // memory): where WinogradAllowed(), Winograd's transformed kernels for a 3x3,
 // stride-1, undilated kernel with 16 to 256 input and output channels per
-// group, else the GEMM matrix of the im2col route. Measured with bench_conv
+// group; else, where DirectAllowed() and the layer is declared with at most
+// kDirectMaxPositions output positions (and is not 1x1 stride 1), the packed
+// kernels of the direct route; else the GEMM matrix of the im2col route. Measured with bench_conv
 // (2 threads, ms per layer, im2col -> Winograd): ResNet18's 64->64 at 56x56
 // 0.97 -> 0.58, 128->128 at 28x28 0.82 -> 0.61, 256->256 at 14x14
 // 1.06 -> 0.65; 512->512 at 7x7 gains little (ResNet18's three, in the
