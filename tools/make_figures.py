@@ -924,6 +924,86 @@ FUNCTIONS = {"add": "kAdd", "sub": "kSub", "mul": "kMul", "div": "kDiv", "pow": 
 UNARY = {"neg", "exp", "log", "sqrt", "rsqrt", "abs", "sin"}
 
 
+def direct_tile():
+    """The core's direct route: one register tile (64 output channels x 6 positions), one tap."""
+    svg = Svg(940, 480, "The direct route: one register tile, one tap")
+    svg.text(470, 24, "DirectMultiplyInto (kuiper/src/layer/direct_conv.cpp): one register tile, "
+             "one kernel tap", 15, bold=True)
+    svg.text(470, 42, "64 output channels x 6 output positions = 24 AVX-512 registers of sums; "
+             "per tap t = (c, i, j): 4 loads, 6 broadcasts, 24 multiply-adds", 12)
+    # (1) Input channel c, zero-padded: 7 x 7 inside a border of zeros.
+    cell, gx, gy, n = 24, 52, 110, 9
+    svg.text(gx + n * cell / 2, 72, "input channel c, zero-padded", 12, bold=True)
+    svg.text(gx + n * cell / 2, 88, "7 x 7 and a border; 3x3 kernel, tap (1, 1)", 11, fill=GREY_D)
+    under = {(q + 1, 7): q for q in range(6)}  # the value under tap (1, 1) of position (q, 6)
+    for y in range(n):
+        for x in range(n):
+            border = y in (0, n - 1) or x in (0, n - 1)
+            fill, stroke = (GREY, GREY_D) if border else (BLUE, BLUE_D)
+            if (y, x) in under:
+                fill, stroke = ORANGE, ORANGE_D
+            svg.rect(gx + x * cell, gy + y * cell, cell, cell, fill, stroke)
+            if (y, x) in under:
+                svg.text(gx + x * cell + cell / 2, gy + y * cell + 16, f"x{under[(y, x)]}", 10,
+                         mono=True)
+            elif border:
+                svg.text(gx + x * cell + cell / 2, gy + y * cell + 16, "0", 9, mono=True,
+                         fill=GREY_D)
+    svg.rect(gx + 6 * cell, gy, 3 * cell, 3 * cell, "none", RED_D, 2, dash="5,3")
+    svg.text(gx + n * cell / 2, gy + n * cell + 18, "dashed: the window of output position "
+             "(0, 6)", 10, fill=RED_D)
+    svg.text(gx + n * cell / 2, gy + n * cell + 34, "x0..x5: what tap (1, 1) reads for output "
+             "positions (0..5, 6)", 10)
+    svg.text(gx + n * cell / 2, gy + n * cell + 50, "(a column: contiguous in memory)", 10,
+             fill=GREY_D)
+    # (2) The packed kernels of tap t: 4 registers of 16 output channels.
+    kx, ky, kw_, kh_ = 330, 110, 68, 28
+    svg.text(kx + 2 * kw_, 72, "packed kernels of tap t", 12, bold=True)
+    svg.text(kx + 2 * kw_, 88, "64 weights side by side (made at load)", 11, fill=GREY_D)
+    for v in range(4):
+        svg.rect(kx + v * kw_, ky, kw_, kh_, GREEN, GREEN_D, 2 if v == 0 else 1)
+        svg.text(kx + v * kw_ + kw_ / 2, ky + 18, f"w{v}", 12, mono=True, bold=v == 0)
+        svg.text(kx + v * kw_ + kw_ / 2, ky + kh_ + 14, f"o{16 * v}..{16 * v + 15}", 9,
+                 mono=True, fill=GREY_D)
+    svg.text(kx + 2 * kw_, ky + kh_ + 34, "4 loads of 16 floats", 10)
+    # (3) The 24 registers of sums: positions down, output-channel registers across.
+    ax, ay, aw, ah = 640, 110, 66, 30
+    svg.text(ax + 2 * aw, 72, "24 registers of sums", 12, bold=True)
+    svg.text(ax + 2 * aw, 88, "acc[v][q]: 16 output channels of position q", 11, fill=GREY_D)
+    for q in range(6):
+        svg.text(ax + 4 * aw + 8, ay + q * ah + 20, f"q{q}", 11, anchor="start", mono=True)
+        for v in range(4):
+            pick = (v, q) == (0, 5)
+            svg.rect(ax + v * aw, ay + q * ah, aw, ah, YELLOW if pick else PURPLE,
+                     ORANGE_D if pick else PURPLE_D, 2 if pick else 1)
+            svg.text(ax + v * aw + aw / 2, ay + q * ah + 20, f"acc[{v}][{q}]", 10, mono=True,
+                     bold=pick)
+    # One multiply-add followed: acc[0][5] += w0 * broadcast(x5).
+    x5 = (gx + 8 * cell, gy + 6 * cell + cell / 2)
+    svg.polyline([x5, (310, x5[1]), (310, 340), (ax + aw / 2, 340), (ax + aw / 2, ay + 6 * ah + 2)],
+                 ORANGE_D, 1.5, arrow=True)
+    svg.text(470, 334, "broadcast x5 to 16 lanes", 11, fill=ORANGE_D, halo=True)
+    svg.polyline([(kx + kw_ / 2, ky + kh_ + 40), (kx + kw_ / 2, ay + 5 * ah + ah / 2),
+                  (ax - 2, ay + 5 * ah + ah / 2)], GREEN_D, 1.5, arrow=True)
+    svg.text(500, ay + 5 * ah + ah / 2 - 6, "w0", 11, fill=GREEN_D, mono=True, halo=True)
+    svg.text(ax + 2 * aw + 20, 364, "acc[0][5] += w0 * x5 (one FMA, 16 lanes)", 11, mono=True,
+             fill=ORANGE_D)
+    # What it saves, and what follows.
+    notes = [
+        "For each tap: load w0..w3 once; for each of the 6 positions broadcast its x and do 4 "
+        "multiply-adds (24 in all).",
+        "im2col would first copy x5 into row (5, 6), column t of its matrix, and the GEMM "
+        "would read it back; here it is read in place.",
+        "Each tile sums at most 288 taps (32 channels of a 3x3 kernel) from zero, then adds them "
+        "to the running sums of its 6 positions;",
+        "at the end the sums are transposed, 16 x 16 in registers, into output channels "
+        "o0..o63 (one row of positions each), with bias and activation.",
+    ]
+    for k, note in enumerate(notes):
+        svg.text(470, 402 + k * 18, note, 11)
+    return svg.render()
+
+
 def tokenize(statement):
     """The lexer's rule for this figure's alphabet: (text, TokenType, start, end)."""
     tokens, i = [], 0
@@ -1064,6 +1144,7 @@ FIGURES = [  # (path, function, needs the kuiper CLI)
     ("course5_layers/figures/registry.svg", registry, False),
     ("course6_conv/figures/im2col_groups.svg", im2col_groups, False),
     ("course6_conv/figures/winograd_gemms.svg", winograd_gemms, False),
+    ("course6_conv/figures/direct_tile.svg", direct_tile, False),
     ("course7_expression/figures/expression_tree.svg", expression_tree, False),
     ("final_project/figures/resnet18_graph.svg", "models/fixtures/resnet18.pnnx.param", True),
 ]
