@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "activation_reference.hpp"
+#include "error_measures.hpp"
 #include "kuiper/error.hpp"
 #include "kuiper/layers/convolution.hpp"
 
@@ -71,16 +72,6 @@ std::vector<double> Reference(const ftensor& input, uint32_t c0, const arma::fma
     }
   }
   return out;
-}
-
-// max |got - ref| / max(1, max |ref|): the project's relative error.
-double RelativeError(const std::vector<float>& got, const std::vector<double>& ref) {
-  double diff = 0, scale = 1;
-  for (size_t i = 0; i < ref.size(); ++i) {
-    diff = std::max(diff, std::abs(got[i] - ref[i]));
-    scale = std::max(scale, std::abs(ref[i]));
-  }
-  return diff / scale;
 }
 
 // Float32 rounding only; a wrong tap, position or channel is off by far more.
@@ -177,16 +168,6 @@ TEST(DirectConv, SameInsideAParallelRegion) {
     DirectMultiplyInto(a, kernels, inside.data());
   }
   EXPECT_EQ(inside, outside);
-}
-
-// The rms of (got - ref) over the rms of ref.
-double RmsError(const float* got, const std::vector<double>& ref) {
-  double error = 0, size = 0;
-  for (size_t i = 0; i < ref.size(); ++i) {
-    error += (got[i] - ref[i]) * (got[i] - ref[i]);
-    size += ref[i] * ref[i];
-  }
-  return std::sqrt(error / size);
 }
 
 // Partial sums of at most 288 taps added to running sums, as oneDNN's GEMM

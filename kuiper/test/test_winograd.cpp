@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "activation_reference.hpp"
+#include "error_measures.hpp"
 #include "kuiper/error.hpp"
 #include "kuiper/layers/convolution.hpp"
 
@@ -55,16 +56,6 @@ std::vector<double> DirectConvolution(const ftensor& input, uint32_t c0, const a
     }
   }
   return out;
-}
-
-// max |got - ref| / max(1, max |ref|): the project's relative error.
-double RelativeError(const std::vector<float>& got, const std::vector<double>& ref) {
-  double diff = 0, scale = 1;
-  for (size_t i = 0; i < ref.size(); ++i) {
-    diff = std::max(diff, std::abs(got[i] - ref[i]));
-    scale = std::max(scale, std::abs(ref[i]));
-  }
-  return diff / scale;
 }
 
 ConvParams Params3x3(uint32_t in_c, uint32_t out_c, uint32_t pad) {
@@ -115,16 +106,6 @@ INSTANTIATE_TEST_SUITE_P(
                       WinogradCase{20, 21, 9, 4, 1},
                       // 23 leave 5, and 33 input channels a partial sum of 1:
                       WinogradCase{33, 23, 6, 6, 1}));
-
-// The rms of (got - ref) over the rms of ref.
-double RmsError(const float* got, const std::vector<double>& ref) {
-  double error = 0, size = 0;
-  for (size_t i = 0; i < ref.size(); ++i) {
-    error += (got[i] - ref[i]) * (got[i] - ref[i]);
-    size += ref[i] * ref[i];
-  }
-  return std::sqrt(error / size);
-}
 
 // The route sums its transformed products over 16 input channels at a time
 // (winograd.cpp); one float sum over all 128 channels rounds about 1.25x more
