@@ -252,6 +252,11 @@ TEST(GroupKernels, TakesDirectForSmallDeclaredOutputs) {
   EXPECT_FALSE(route(64, 64, 3, 1, 49)) << "Winograd's layers stay on Winograd";
   EXPECT_FALSE(route(512, 512, 1, 1, 49)) << "1x1 stride 1: the input is the matrix";
   EXPECT_FALSE(route(512, 72, 3, 1, 49)) << "72 output channels: not whole registers";
+  SetWinogradAllowed(false);
+  EXPECT_FALSE(route(64, 64, 3, 1, 49))
+      << "Winograd's layers go back to im2col when it is off, not to the direct route";
+  EXPECT_TRUE(route(512, 512, 3, 1, 49)) << "the direct route's own layers do not depend on it";
+  SetWinogradAllowed(true);
   SetDirectAllowed(false);
   EXPECT_FALSE(route(512, 512, 3, 1, 49)) << "SetDirectAllowed(false)";
   SetDirectAllowed(direct);

@@ -237,13 +237,16 @@ void SetDirectAllowed(bool allowed) { direct_allowed = allowed; }
 
 GroupKernels::GroupKernels(arma::fmat matrix, const ConvParams& p, uint64_t expected_positions) {
   const uint32_t in_per_group = p.in_channels / p.groups, out_per_group = p.out_channels / p.groups;
-  if (WinogradAllowed() && p.kernel_h == 3 && p.kernel_w == 3 && p.stride_h == 1 &&
-      p.stride_w == 1 && p.dilation_h == 1 && p.dilation_w == 1 && in_per_group >= 16 &&
-      out_per_group >= 16 && uint64_t{in_per_group} * out_per_group <= 256 * 256 &&
-      matrix.n_rows == 9 * in_per_group) {
+  // Each switch governs its own layers: with Winograd off, Winograd's layers
+  // go back to im2col, not to the direct route.
+  const bool winograd_shape =
+      p.kernel_h == 3 && p.kernel_w == 3 && p.stride_h == 1 && p.stride_w == 1 &&
+      p.dilation_h == 1 && p.dilation_w == 1 && in_per_group >= 16 && out_per_group >= 16 &&
+      uint64_t{in_per_group} * out_per_group <= 256 * 256 && matrix.n_rows == 9 * in_per_group;
+  if (WinogradAllowed() && winograd_shape) {
     winograd_ = std::make_shared<const WinogradKernels>(matrix);
-  } else if (DirectAllowed() && DirectKernels::Fits(out_per_group) && expected_positions > 0 &&
-             expected_positions <= kDirectMaxPositions &&
+  } else if (DirectAllowed() && !winograd_shape && DirectKernels::Fits(out_per_group) &&
+             expected_positions > 0 && expected_positions <= kDirectMaxPositions &&
              !(p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 && p.stride_w == 1)) {
     direct_ = std::make_shared<const DirectKernels>(std::move(matrix));
   } else {

@@ -225,15 +225,15 @@ void SetDirectAllowed(bool allowed);
 // memory): where WinogradAllowed(), Winograd's transformed kernels for a 3x3,
 // stride-1, undilated kernel with 16 to 256 input and output channels per
 // group; else, where DirectAllowed() and the layer is declared with at most
-// kDirectMaxPositions output positions (and is not 1x1 stride 1), the packed
-// kernels of the direct route; else the GEMM matrix of the im2col route. Measured with bench_conv
-// (2 threads, ms per layer, im2col -> Winograd): ResNet18's 64->64 at 56x56
-// 0.97 -> 0.58, 128->128 at 28x28 0.82 -> 0.61, 256->256 at 14x14
-// 1.06 -> 0.65; 512->512 at 7x7 gains little (ResNet18's three, in the
-// model: 3.12 -> 2.94) and its transformed kernels (16/9 of the weights)
-// would add 22 MB to ResNet18: hence 256. Below 16 channels the transforms cost more
-// than the GEMMs save. Peak memory of `kuiper bench` (U is 16/9 of those
-// layers' weights): ResNet18 128 -> 136 MB, YOLOv5s 144 -> 150 MB.
+// kDirectMaxPositions output positions (and is neither of Winograd's shape,
+// which goes back to im2col when Winograd is off, nor 1x1 stride 1), the
+// packed kernels of the direct route; else the GEMM matrix of the im2col route. Measured with
+// bench_conv (2 threads, ms per layer, im2col -> Winograd): ResNet18's 64->64 at 56x56 0.97 ->
+// 0.58, 128->128 at 28x28 0.82 -> 0.61, 256->256 at 14x14 1.06 -> 0.65; 512->512 at 7x7 gains
+// little (ResNet18's three, in the model: 3.12 -> 2.94) and its transformed kernels (16/9 of the
+// weights) would add 22 MB to ResNet18: hence 256. Below 16 channels the transforms cost more than
+// the GEMMs save. Peak memory of `kuiper bench` (U is 16/9 of those layers' weights): ResNet18 128
+// -> 136 MB, YOLOv5s 144 -> 150 MB.
 class GroupKernels {
  public:
   // `matrix`: (C_in/G * kh * kw) x (C_out/G), as WinogradKernels takes it.
