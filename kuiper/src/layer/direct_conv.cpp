@@ -279,6 +279,7 @@ void TransposeInPlace(float* a, uint64_t rows, uint64_t cols) {
 }  // namespace
 
 bool DirectKernels::Fits(uint64_t out_channels) { return out_channels % kLanes == 0; }
+bool DirectKernels::Fast() { return kAvx512; }
 
 DirectKernels::DirectKernels(arma::fmat kernels)
     : rows_(kernels.n_rows), out_channels_(kernels.n_cols) {
@@ -299,6 +300,14 @@ DirectKernels::DirectKernels(arma::fmat kernels)
   w_ = std::move(kernels);
 }
 
+arma::fmat DirectKernels::Matrix() const {
+  arma::fmat kernels = w_;
+  for (uint64_t o0 = 0; o0 < out_channels_; o0 += block_out_) {
+    TransposeInPlace(kernels.colptr(o0), rows_, std::min(block_out_, out_channels_ - o0));
+  }
+  return kernels;
+}
+
 void DirectMultiplyInto(const Im2ColMatrix& a, const DirectKernels& kernels, float* product,
                         const Epilogue& epilogue) {
   if (a.n_cols() != kernels.rows()) {
@@ -307,7 +316,7 @@ void DirectMultiplyInto(const Im2ColMatrix& a, const DirectKernels& kernels, flo
   const int64_t m = a.n_rows(), out_channels = kernels.out_channels();
   if (m == 0 || out_channels == 0) return;
 #if defined(__x86_64__)
-  if (!kAvx512) return MultiplyInto(a, kernels, product, epilogue);
+  if (!kAvx512) return MultiplyInto(a, kernels.Matrix(), product, epilogue);
   const ConvParams& p = a.params();
   const ftensor& input = a.input();
   const int64_t in_h = input.rows(), in_w = input.cols(), channels = a.channels();
@@ -370,7 +379,7 @@ void DirectMultiplyInto(const Im2ColMatrix& a, const DirectKernels& kernels, flo
     }
   }
 #else
-  MultiplyInto(a, kernels, product, epilogue);
+  MultiplyInto(a, kernels.Matrix(), product, epilogue);
 #endif
 }
 

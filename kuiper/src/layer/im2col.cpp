@@ -28,19 +28,9 @@ uint32_t ConvOutputSize(uint32_t in, uint32_t kernel, uint32_t stride, uint32_t 
 
 namespace {
 
-// The kernels a GEMM multiplies by, k x n: a plain column-major matrix
-// (block 0), or DirectKernels' blocks of `block` kernels (direct_conv.cpp).
-struct Kernels {
-  const float* data;
-  int64_t k, n, block;
-};
-Kernels Plain(const arma::fmat& b) {
-  return {b.memptr(), static_cast<int64_t>(b.n_rows), static_cast<int64_t>(b.n_cols), 0};
-}
-
 // C (column-major, leading dimension ldc) = A (m x k, leading dimension lda)
-// times b, one GEMM (one per block of DirectKernels); then the epilogue on
-// those m x n values while they are in the cache.
+// times b, one GEMM; then the epilogue on those m x n values while they are
+// in the cache.
 //
 // The GEMM is oneDNN's, not OpenBLAS's: oneDNN generates its kernels for the
 // CPU it runs on (AVX-512 where there is AVX-512), while Debian 12's OpenBLAS
@@ -50,22 +40,13 @@ Kernels Plain(const arma::fmat& b) {
 // library PyTorch's own convolutions use. Inside an OpenMP region it runs on
 // the calling thread; outside one it shares the work among the OpenMP threads.
 // dnnl_sgemm is row-major: column-major C = A * B is row-major C' = B' * A'.
-void Gemm(const float* a, int64_t m, int64_t lda, const Kernels& b, float* c, int64_t ldc,
+void Gemm(const float* a, int64_t m, int64_t lda, const arma::fmat& b, float* c, int64_t ldc,
           const Epilogue& epilogue) {
-  if (b.block == 0) {
-    dnnl_sgemm('N', 'N', b.n, m, b.k, 1.f, b.data, std::max<int64_t>(b.k, 1), a, lda, 0.f, c, ldc);
-  } else {
-    // A block of DirectKernels is its kernels' matrix transposed (row-major
-    // k x width): oneDNN reads it as such.
-    for (int64_t o0 = 0; o0 < b.n; o0 += b.block) {
-      const int64_t width = std::min(b.block, b.n - o0);
-      dnnl_sgemm('T', 'N', width, m, b.k, 1.f, b.data + o0 * b.k, width, a, lda, 0.f, c + o0 * ldc,
-                 ldc);
-    }
-  }
+  const int64_t k = b.n_rows, n = b.n_cols;
+  dnnl_sgemm('N', 'N', n, m, k, 1.f, b.memptr(), std::max<int64_t>(k, 1), a, lda, 0.f, c, ldc);
   if (!epilogue.bias && epilogue.activation == Activation::kNone) return;
-#pragma omp parallel for schedule(static) if (m * b.n >= (1 << 15) && !omp_in_parallel())
-  for (int64_t col = 0; col < b.n; ++col) {
+#pragma omp parallel for schedule(static) if (m * n >= (1 << 15) && !omp_in_parallel())
+  for (int64_t col = 0; col < n; ++col) {
     const float bias = epilogue.bias ? epilogue.bias[col] : 0.f;
     AddBiasAndActivate(c + col * ldc, m, bias, epilogue.activation);
   }
@@ -83,22 +64,19 @@ constexpr int64_t kGemmRows = 48;
 // blocks, its own split (rows, columns or the inner dimension) beats ours:
 // measured with bench_conv, 512->512 3x3 at 7x7 1.51 -> 1.16 ms. The rows past
 // the last multiple of 48 are a second GEMM (see kGemmRows).
-void WholeGemm(const float* a, int64_t m, const Kernels& b, float* product,
+void WholeGemm(const float* a, int64_t m, const arma::fmat& b, float* product,
                const Epilogue& epilogue) {
   const int64_t whole = m > kGemmRows ? m / kGemmRows * kGemmRows : m;
   Gemm(a, whole, m, b, product, m, epilogue);
   if (whole < m) Gemm(a + whole, m - whole, m, b, product + whole, m, epilogue);
 }
 
-void CheckInnerSizes(uint64_t a_rows, uint64_t a_cols, const Kernels& b) {
-  if (a_cols != uint64_t(b.k)) {
-    throw ShapeError(
-        fmt::format("MultiplyInto: ({}x{}) * ({}x{}) do not fit", a_rows, a_cols, b.k, b.n));
+void CheckInnerSizes(uint64_t a_rows, uint64_t a_cols, const arma::fmat& b) {
+  if (a_cols != b.n_rows) {
+    throw ShapeError(fmt::format("MultiplyInto: ({}x{}) * ({}x{}) do not fit", a_rows, a_cols,
+                                 b.n_rows, b.n_cols));
   }
 }
-
-void MultiplyKernels(const Im2ColMatrix& a, const Kernels& b, float* product,
-                     const Epilogue& epilogue);
 
 }  // namespace
 
@@ -150,31 +128,16 @@ arma::fmat Im2ColMatrix::ToMatrix() const {
 
 void MultiplyInto(const arma::fmat& a, const arma::fmat& b, float* product,
                   const Epilogue& epilogue) {
-  CheckInnerSizes(a.n_rows, a.n_cols, Plain(b));
+  CheckInnerSizes(a.n_rows, a.n_cols, b);
   if (a.n_rows == 0 || b.n_cols == 0) return;  // an empty product: nothing to write
-  WholeGemm(a.memptr(), a.n_rows, Plain(b), product, epilogue);
+  WholeGemm(a.memptr(), a.n_rows, b, product, epilogue);
 }
 
 void MultiplyInto(const Im2ColMatrix& a, const arma::fmat& b, float* product,
                   const Epilogue& epilogue) {
-  MultiplyKernels(a, Plain(b), product, epilogue);
-}
-
-void MultiplyInto(const Im2ColMatrix& a, const DirectKernels& b, float* product,
-                  const Epilogue& epilogue) {
-  const Kernels kernels{b.data(), static_cast<int64_t>(b.rows()),
-                        static_cast<int64_t>(b.out_channels()),
-                        static_cast<int64_t>(b.block_out())};
-  MultiplyKernels(a, kernels, product, epilogue);
-}
-
-namespace {
-
-void MultiplyKernels(const Im2ColMatrix& a, const Kernels& b, float* product,
-                     const Epilogue& epilogue) {
   CheckInnerSizes(a.n_rows(), a.n_cols(), b);
   const int64_t m = a.n_rows(), k = a.n_cols();
-  if (m == 0 || b.n == 0) return;
+  if (m == 0 || b.n_cols == 0) return;
   const float* in_place = a.InPlace();
   // About 512 KB of rows per block (a block and the packed kernels stay in
   // L2), but at least 256 rows for the GEMM to run at speed. The block count is
@@ -217,17 +180,14 @@ void MultiplyKernels(const Im2ColMatrix& a, const Kernels& b, float* product,
   if (error) std::rethrow_exception(error);
 }
 
-}  // namespace
-
 namespace {
-bool winograd_allowed = [] {
-  const char* on = std::getenv("KUIPER_WINOGRAD");
+// A route's switch: on unless its environment variable is "0".
+bool SwitchedOn(const char* variable) {
+  const char* on = std::getenv(variable);
   return on == nullptr || std::string_view(on) != "0";
-}();
-bool direct_allowed = [] {
-  const char* on = std::getenv("KUIPER_DIRECT");
-  return on == nullptr || std::string_view(on) != "0";
-}();
+}
+bool winograd_allowed = SwitchedOn("KUIPER_WINOGRAD");
+bool direct_allowed = SwitchedOn("KUIPER_DIRECT");
 }  // namespace
 
 bool WinogradAllowed() { return winograd_allowed; }
@@ -245,8 +205,9 @@ GroupKernels::GroupKernels(arma::fmat matrix, const ConvParams& p, uint64_t expe
       uint64_t{in_per_group} * out_per_group <= 256 * 256 && matrix.n_rows == 9 * in_per_group;
   if (WinogradAllowed() && winograd_shape) {
     winograd_ = std::make_shared<const WinogradKernels>(matrix);
-  } else if (DirectAllowed() && !winograd_shape && DirectKernels::Fits(out_per_group) &&
-             expected_positions > 0 && expected_positions <= kDirectMaxPositions &&
+  } else if (DirectAllowed() && DirectKernels::Fast() && !winograd_shape &&
+             DirectKernels::Fits(out_per_group) && expected_positions > 0 &&
+             expected_positions <= kDirectMaxPositions &&
              !(p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 && p.stride_w == 1)) {
     direct_ = std::make_shared<const DirectKernels>(std::move(matrix));
   } else {

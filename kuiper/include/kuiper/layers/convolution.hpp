@@ -178,12 +178,15 @@ void SetWinogradAllowed(bool allowed);
 class DirectKernels {
  public:
   static bool Fits(uint64_t out_channels);
+  // Whether the CPU has the AVX-512 the route's kernel is written for.
+  static bool Fast();
   // Throws ShapeError when !Fits(kernels.n_cols).
   explicit DirectKernels(arma::fmat kernels);
   uint64_t rows() const { return rows_; }  // C_in kh kw: the im2col matrix's columns
   uint64_t out_channels() const { return out_channels_; }
   uint64_t block_out() const { return block_out_; }  // output channels per block
   const float* data() const { return w_.memptr(); }
+  arma::fmat Matrix() const;  // unpacked again: the GEMM matrix it was made from
 
  private:
   uint64_t rows_, out_channels_, block_out_;
@@ -194,17 +197,12 @@ class DirectKernels {
 // no im2col matrix (FillBlock is not called). Each output value is the same
 // sum of products as im2col's, summed a block of at most 288 taps (whole
 // input channels) at a time, as oneDNN's GEMM sums its inner dimension in
-// blocks; results differ from im2col's only by rounding, and no more. Same layout, same
-// epilogue. Throws ShapeError when `a` has another number of columns. On a
-// CPU without AVX-512 it takes the im2col route below.
+// blocks; results differ from im2col's only by rounding, no larger than
+// im2col's own. Same layout, same epilogue. Throws ShapeError when `a` has
+// another number of columns. Where the CPU is not Fast() (GroupKernels then
+// never takes this route), it multiplies Matrix() on the im2col route instead.
 void DirectMultiplyInto(const Im2ColMatrix& a, const DirectKernels& kernels, float* product,
                         const Epilogue& epilogue = {});
-
-// The same product on the im2col route (FillBlock and oneDNN's GEMM), with
-// direct kernels: one GEMM per block of them (slower than one GEMM of the
-// plain matrix: YOLOv5s's stride-2 layers lost 0.04-0.9 ms each).
-void MultiplyInto(const Im2ColMatrix& a, const DirectKernels& kernels, float* product,
-                  const Epilogue& epilogue = {});
 
 // The direct route wins where the output is small (oneDNN's GEMM is then
 // short of rows to run at speed, and reads the kernels from memory for a few
@@ -222,18 +220,23 @@ void SetDirectAllowed(bool allowed);
 
 // A group's kernels in the one form the core multiplies them by, chosen when
 // the layer is made (one form only: the model's weights are most of its
-// memory): where WinogradAllowed(), Winograd's transformed kernels for a 3x3,
-// stride-1, undilated kernel with 16 to 256 input and output channels per
-// group; else, where DirectAllowed() and the layer is declared with at most
-// kDirectMaxPositions output positions (and is neither of Winograd's shape,
-// which goes back to im2col when Winograd is off, nor 1x1 stride 1), the
-// packed kernels of the direct route; else the GEMM matrix of the im2col route. Measured with
-// bench_conv (2 threads, ms per layer, im2col -> Winograd): ResNet18's 64->64 at 56x56 0.97 ->
-// 0.58, 128->128 at 28x28 0.82 -> 0.61, 256->256 at 14x14 1.06 -> 0.65; 512->512 at 7x7 gains
-// little (ResNet18's three, in the model: 3.12 -> 2.94) and its transformed kernels (16/9 of the
-// weights) would add 22 MB to ResNet18: hence 256. Below 16 channels the transforms cost more than
-// the GEMMs save. Peak memory of `kuiper bench` (U is 16/9 of those layers' weights): ResNet18 128
-// -> 136 MB, YOLOv5s 144 -> 150 MB.
+// memory):
+// - where WinogradAllowed(), Winograd's transformed kernels for a 3x3,
+//   stride-1, undilated kernel with 16 to 256 input and output channels per
+//   group. Measured with bench_conv (2 threads, ms per layer, im2col ->
+//   Winograd): ResNet18's 64->64 at 56x56 0.97 -> 0.58, 128->128 at 28x28
+//   0.82 -> 0.61, 256->256 at 14x14 1.06 -> 0.65; 512->512 at 7x7 gains little
+//   (ResNet18's three, in the model: 3.12 -> 2.94) and its transformed kernels
+//   (16/9 of the weights) would add 22 MB to ResNet18: hence 256. Below 16
+//   channels the transforms cost more than the GEMMs save. Peak memory of
+//   `kuiper bench` (U is 16/9 of those layers' weights): ResNet18 128 -> 136
+//   MB, YOLOv5s 144 -> 150 MB;
+// - else, where DirectAllowed() and DirectKernels::Fast(), for a layer the
+//   model declares with at most kDirectMaxPositions output positions, a
+//   multiple of 16 output channels per group, neither of Winograd's shape
+//   (with Winograd off those go back to im2col) nor 1x1 stride 1: the packed
+//   kernels of the direct route;
+// - else the GEMM matrix of the im2col route.
 class GroupKernels {
  public:
   // `matrix`: (C_in/G * kh * kw) x (C_out/G), as WinogradKernels takes it.
