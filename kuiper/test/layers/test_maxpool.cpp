@@ -47,6 +47,16 @@ TEST(MaxPool, DilatedRectangularMatchesPyTorch) {
   ExpectMatchesPyTorch(MaxPool({3, 2}, {2, 1}, {1, 0}, {2, 1}, false), "maxpool_dilated");
 }
 
+// Windows one row (column) high take each window's first row (column) twice
+// in the first pass; strides 3 take the general path.
+TEST(MaxPool, OneRowWindowsMatchPyTorch) {
+  ExpectMatchesPyTorch(MaxPool({1, 3}, {3, 2}, {0, 1}, {1, 1}, false), "maxpool_one_row");
+}
+
+TEST(MaxPool, OneColumnWindowsMatchPyTorch) {
+  ExpectMatchesPyTorch(MaxPool({3, 1}, {2, 3}, {1, 0}, {1, 1}, false), "maxpool_one_column");
+}
+
 TEST(MaxPool, FunctionalAliasMatchesPyTorch) {
   ExpectMatchesPyTorch(MaxPool({3, 3}, {2, 2}, {1, 1}, {1, 1}, true, "F.max_pool2d"),
                        "maxpool_ceil");

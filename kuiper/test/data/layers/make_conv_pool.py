@@ -38,6 +38,12 @@ CASES = {
     "linear_2d_nobias": (lambda: nn.Linear(8, 6, bias=False), (2, 4, 8)),
     "conv_grouped": (lambda: nn.Conv2d(4, 6, (3, 5), stride=(2, 1), padding=(1, 2),
                                        dilation=(1, 2), groups=2), (2, 4, 11, 9)),
+    # a window one row high, strides other than 1 and 2 (appended: the cases
+    # above keep their random inputs)
+    "maxpool_one_row": (lambda: nn.MaxPool2d((1, 3), stride=(3, 2), padding=(0, 1)),
+                        (1, 2, 10, 9)),
+    "maxpool_one_column": (lambda: nn.MaxPool2d((3, 1), stride=(2, 3), padding=(1, 0)),
+                           (1, 2, 9, 10)),
 }
 
 
