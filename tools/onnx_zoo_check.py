@@ -8,9 +8,15 @@
 For each entry of tools/export_onnx_zoo.py: `kuiper run model.onnx input.npy
 -o out.npy`, then max|out - output.npy| against 1e-5 * max(1, max|output.npy|).
 When PyTorch's float32 output is itself too far from the exact result for
-that (its error and the engine's add up), the entry still passes if the
-engine's output is within the same bound of output_fp64.npy (the model run in
-float64), and is reported as "runs (fp64)" with both distances.
+that (its error and the engine's add up), the entry still passes, reported as
+"runs (fp64)" with both distances, if the engine's output is within the same
+bound of output_fp64.npy (the model run in float64), or if it is about as far
+from output_fp64.npy as PyTorch's float32 output is: its rms distance at most
+1.5 times PyTorch's and its largest at most twice PyTorch's largest. (A
+largest error is one element, and it moves by +-50% from input to input, and
+from machine to machine, with any change in the order of a sum: YOLOv5s's box
+sizes, (2 sigmoid(t))^2 anchor, magnify the rounding of t. Its rms moves
+little.)
 An entry listed in KNOWN_FAILURES must still fail, with its error containing
 the text given there (docs/onnx.md lists the same entries and reasons): a
 known failure that starts to run, or fails otherwise, is reported so that the
@@ -31,6 +37,12 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 # entry prefix -> a text the CLI's error must contain. Why each fails: docs/onnx.md §8.
 KNOWN_FAILURES = {
 }
+
+
+# The float64 rule's second form: the engine as far from float64 as PyTorch's
+# float32, within these factors (rms distance, largest distance).
+FP64_RMS_RATIO = 1.5
+FP64_MAX_RATIO = 2.0
 
 
 def known_failure(entry):
@@ -68,20 +80,33 @@ def check_pair(kuiper, folder, suffix, flags, model="model.onnx"):
             return False, None, None, (run.stderr or run.stdout).strip()
         got = np.load(out)
     ref = np.load(os.path.join(folder, "output%s.npy" % suffix))
+    exact = os.path.join(folder, "output_fp64%s.npy" % suffix)
+    return compare(got, ref, np.load(exact) if os.path.exists(exact) else None)
+
+
+def compare(got, ref, y64=None):
+    """The rule of the module's docstring for the engine's output `got`,
+    PyTorch's float32 `ref` and, when there is one, the float64 `y64`: (ok,
+    max abs diff, allowed diff, text; text is "fp64: ..." when the float64
+    rule passed the entry)."""
     allowed = 1e-5 * max(1.0, float(np.abs(ref).max()))
     if got.shape != ref.shape:
         return False, None, allowed, "output shape %s, PyTorch's %s" % (got.shape, ref.shape)
-    diff = float(np.abs(got.astype(np.float64) - ref).max())
     if not np.isfinite(got).all():
         return False, float("inf"), allowed, ""
-    exact = os.path.join(folder, "output_fp64%s.npy" % suffix)
-    if diff > allowed and os.path.exists(exact):
-        y64 = np.load(exact)
-        engine, torch = float(np.abs(got - y64).max()), float(np.abs(ref - y64).max())
-        if engine <= allowed:
-            return True, diff, allowed, "fp64: engine %.3g, PyTorch %.3g from float64" % (engine,
-                                                                                        torch)
+    diff = float(np.abs(got.astype(np.float64) - ref).max())
+    if diff > allowed and y64 is not None:
+        engine, torch = np.abs(got - y64), np.abs(ref - y64)
+        text = "fp64: engine %.3g, PyTorch %.3g from float64 (rms %.3g, %.3g)" % (
+            engine.max(), torch.max(), rms(engine), rms(torch))
+        if engine.max() <= allowed or (rms(engine) <= FP64_RMS_RATIO * rms(torch) and
+                                       engine.max() <= FP64_MAX_RATIO * torch.max()):
+            return True, diff, allowed, text
     return diff <= allowed, diff, allowed, ""
+
+
+def rms(values):
+    return float(np.sqrt(np.mean(np.square(values, dtype=np.float64))))
 
 
 def write_table(path, header, rows):

@@ -19,7 +19,7 @@ Then each entry runs as `kuiper run model.pnnx.param input.npy -o out.npy` and
 is compared with PyTorch by tools/onnx_zoo_check.py's rule and code: max abs
 diff within 1e-5 * max(1, max|ref|), or, where PyTorch's own float32 result is
 too far from the float64 one for that, the engine within the same bound of
-output_fp64.npy ("runs (fp64)").
+output_fp64.npy, or about as far from it as PyTorch's float32 ("runs (fp64)").
 
 A model the exporter cannot express is listed in NOT_EXPRESSIBLE with the
 reason, and the exporter must still refuse it with that text (a model that
