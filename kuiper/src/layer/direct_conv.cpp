@@ -1,8 +1,9 @@
 // The core's direct route: a convolution computed from the (padded) input
-// itself, with no im2col matrix, for small outputs of many channels, where a
-// GEMM does worst: ResNet18's 512-channel and stride-2 layers at 14x14 and
-// 7x7 (convolution.hpp, GroupKernels and kDirectMaxPositions, says which and
-// why).
+// itself, with no im2col matrix, where a GEMM does worst: small outputs of
+// many channels (ResNet18's 512-channel and stride-2 layers at 14x14 and
+// 7x7) and layers of few output channels (the stems, YOLOv5s's first
+// stride-2 layer); convolution.hpp (GroupKernels, kDirectMaxPositions and
+// kDirectAnySizeChannels) says which and why.
 //
 // It is the im2col product computed in another order. Output channels go into
 // the 16 lanes of a register: a register tile holds 4 x 16 output channels of

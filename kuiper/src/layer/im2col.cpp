@@ -206,8 +206,9 @@ GroupKernels::GroupKernels(arma::fmat matrix, const ConvParams& p, uint64_t expe
   if (WinogradAllowed() && winograd_shape) {
     winograd_ = std::make_shared<const WinogradKernels>(matrix);
   } else if (DirectAllowed() && DirectKernels::Fast() && !winograd_shape &&
-             DirectKernels::Fits(out_per_group) && expected_positions > 0 &&
-             expected_positions <= kDirectMaxPositions &&
+             DirectKernels::Fits(out_per_group) &&
+             (out_per_group <= kDirectAnySizeChannels ||
+              (expected_positions > 0 && expected_positions <= kDirectMaxPositions)) &&
              !(p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 && p.stride_w == 1)) {
     direct_ = std::make_shared<const DirectKernels>(std::move(matrix));
   } else {
