@@ -105,7 +105,10 @@ INSTANTIATE_TEST_SUITE_P(
                       // 21 leave 3, and 20 input channels a partial sum of 4:
                       WinogradCase{20, 21, 9, 4, 1},
                       // 23 leave 5, and 33 input channels a partial sum of 1:
-                      WinogradCase{33, 23, 6, 6, 1}));
+                      WinogradCase{33, 23, 6, 6, 1},
+                      // The transforms take 16 tiles of a tile column at a time:
+                      // 16 exactly (32 rows), then 16 and 1 with an odd height.
+                      WinogradCase{16, 16, 32, 5, 1}, WinogradCase{16, 16, 33, 6, 1}));
 
 // The route sums its transformed products over 16 input channels at a time
 // (winograd.cpp); one float sum over all 128 channels rounds about 1.25x more

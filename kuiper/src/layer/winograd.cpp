@@ -100,16 +100,195 @@ void ZeroPastTheTiles(const WinogradChunk& k, int64_t c) {
   }
 }
 
+// The transforms' steps, for one tile column. Portable loops, and (below)
+// AVX-512 forms that take 16 tiles at a time and the last few under a mask:
+// a tile column has 7, 14 or 28 tiles in ResNet18, and GCC left what its
+// vectorised loops did not cover (all of 7 and 14) to scalar code. Both add
+// the same values in the same order: the same bits.
+
+// The input transform along x: for the 4 input columns d (n rows each),
+// col_0..3 = d_0 - d_2, d_1 + d_2, d_2 - d_1, d_1 - d_3.
+[[gnu::target_clones("default", "avx2", "avx512f")]] void InputAlongXPortable(
+    const float* const d[4], float* const col[4], int64_t n) {
+#pragma omp simd
+  for (int64_t y = 0; y < n; ++y) {
+    col[0][y] = d[0][y] - d[2][y];
+    col[1][y] = d[1][y] + d[2][y];
+    col[2][y] = d[2][y] - d[1][y];
+    col[3][y] = d[1][y] - d[3][y];
+  }
+}
+
+// Along y: tile ty reads s[2 ty .. 2 ty + 3] (s holds 2 tiles + 2 floats) and
+// writes v_0..3[ty], for ty < tiles.
+[[gnu::target_clones("default", "avx2", "avx512f")]] void InputAlongYPortable(const float* s,
+                                                                              float* const v[4],
+                                                                              int64_t tiles) {
+#pragma omp simd
+  for (int64_t ty = 0; ty < tiles; ++ty) {
+    const float a0 = s[2 * ty], a1 = s[2 * ty + 1], a2 = s[2 * ty + 2], a3 = s[2 * ty + 3];
+    v[0][ty] = a0 - a2;
+    v[1][ty] = a1 + a2;
+    v[2][ty] = a2 - a1;
+    v[3][ty] = a1 - a3;
+  }
+}
+
+// The output transform of one tile column: m[i][j] points at M_(4i+j) of the
+// column's first tile. Writes output rows [0, out_h) of column out0 (and of
+// out1, the next column, when it is not null):
+//   s_j = m0j + m1j + m2j, r_j = m1j - m2j - m3j (output rows 2 ty, 2 ty + 1);
+//   out0 = s0 + s1 + s2, r0 + r1 + r2; out1 = s1 - s2 - s3, r1 - r2 - r3.
+// `tmp` holds 8 x tiles floats (tiles = (out_h + 1) / 2).
+[[gnu::target_clones("default", "avx2", "avx512f")]] void OutputColumnPortable(
+    const float* const m[4][4], int64_t out_h, float* out0, float* out1, float* tmp) {
+  const int64_t tiles = (out_h + 1) / 2, whole = out_h / 2;  // whole: tiles with both rows
+  float* s[4];
+  float* r[4];
+  for (int j = 0; j < 4; ++j) s[j] = tmp + j * tiles, r[j] = tmp + (4 + j) * tiles;
+  for (int j = 0; j < 4; ++j) {
+#pragma omp simd
+    for (int64_t ty = 0; ty < tiles; ++ty) {
+      s[j][ty] = m[0][j][ty] + m[1][j][ty] + m[2][j][ty];
+      r[j][ty] = m[1][j][ty] - m[2][j][ty] - m[3][j][ty];
+    }
+  }
+#pragma omp simd
+  for (int64_t ty = 0; ty < whole; ++ty) {
+    out0[2 * ty] = s[0][ty] + s[1][ty] + s[2][ty];
+    out0[2 * ty + 1] = r[0][ty] + r[1][ty] + r[2][ty];
+  }
+  if (out_h % 2) out0[2 * whole] = s[0][whole] + s[1][whole] + s[2][whole];
+  if (!out1) return;
+#pragma omp simd
+  for (int64_t ty = 0; ty < whole; ++ty) {
+    out1[2 * ty] = s[1][ty] - s[2][ty] - s[3][ty];
+    out1[2 * ty + 1] = r[1][ty] - r[2][ty] - r[3][ty];
+  }
+  if (out_h % 2) out1[2 * whole] = s[1][whole] - s[2][whole] - s[3][whole];
+}
+
+#if defined(__x86_64__)
+// The first n of 16 lanes (none for n <= 0, all for n >= 16).
+[[gnu::target("avx512f")]] inline __mmask16 FirstLanes(int64_t n) {
+  return n >= 16 ? __mmask16{0xffff} : static_cast<__mmask16>((1u << std::max<int64_t>(n, 0)) - 1);
+}
+
+// p[0 .. min(n, 16)), zeros in the other lanes; reads nothing past p + n.
+// Masked only when n < 16: a masked store took longer on the AMD Zen 4
+// machines than a plain one.
+[[gnu::target("avx512f")]] inline __m512 LoadFirst(const float* p, int64_t n) {
+  return n >= kLanes ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(FirstLanes(n), p);
+}
+
+// Writes the first min(n, 16) lanes of x to p (none for n <= 0).
+[[gnu::target("avx512f")]] inline void StoreFirst(float* p, int64_t n, __m512 x) {
+  if (n >= kLanes) return _mm512_storeu_ps(p, x);
+  _mm512_mask_storeu_ps(p, FirstLanes(n), x);
+}
+
+// Lanes i of the 32 floats (lo, hi) for i = 0, 2, .. 30 (even) or 1, 3, .. 31.
+[[gnu::target("avx512f")]] inline __m512 EvenLanes(__m512 lo, __m512 hi) {
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  return _mm512_permutex2var_ps(lo, even, hi);
+}
+[[gnu::target("avx512f")]] inline __m512 OddLanes(__m512 lo, __m512 hi) {
+  const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+  return _mm512_permutex2var_ps(lo, odd, hi);
+}
+
+[[gnu::target("avx512f")]] void InputAlongXAvx512(const float* const d[4], float* const col[4],
+                                                  int64_t n) {
+  for (int64_t y = 0; y < n; y += kLanes) {
+    const __m512 d0 = LoadFirst(d[0] + y, n - y), d1 = LoadFirst(d[1] + y, n - y),
+                 d2 = LoadFirst(d[2] + y, n - y), d3 = LoadFirst(d[3] + y, n - y);
+    StoreFirst(col[0] + y, n - y, _mm512_sub_ps(d0, d2));
+    StoreFirst(col[1] + y, n - y, _mm512_add_ps(d1, d2));
+    StoreFirst(col[2] + y, n - y, _mm512_sub_ps(d2, d1));
+    StoreFirst(col[3] + y, n - y, _mm512_sub_ps(d1, d3));
+  }
+}
+
+[[gnu::target("avx512f")]] void InputAlongYAvx512(const float* s, float* const v[4],
+                                                  int64_t tiles) {
+  const int64_t size = 2 * tiles + 2;  // floats of s
+  for (int64_t ty = 0; ty < tiles; ty += kLanes) {
+    const float* a = s + 2 * ty;
+    const int64_t left = size - 2 * ty;
+    // Floats 2 ty .. 2 ty + 31 and, shifted by one tile, 2 ty + 2 .. 2 ty + 33.
+    const __m512 lo = LoadFirst(a, left), hi = LoadFirst(a + 16, left - 16);
+    const __m512 lo2 = LoadFirst(a + 2, left - 2), hi2 = LoadFirst(a + 18, left - 18);
+    const __m512 a0 = EvenLanes(lo, hi), a1 = OddLanes(lo, hi);
+    const __m512 a2 = EvenLanes(lo2, hi2), a3 = OddLanes(lo2, hi2);
+    StoreFirst(v[0] + ty, tiles - ty, _mm512_sub_ps(a0, a2));
+    StoreFirst(v[1] + ty, tiles - ty, _mm512_add_ps(a1, a2));
+    StoreFirst(v[2] + ty, tiles - ty, _mm512_sub_ps(a2, a1));
+    StoreFirst(v[3] + ty, tiles - ty, _mm512_sub_ps(a1, a3));
+  }
+}
+
+// Output rows 2 ty .. 2 ty + 31 from the values of rows 2 ty + 2i (even) and
+// 2 ty + 2i + 1 (odd), i < 16, interleaved; `rows` of them exist from out on.
+[[gnu::target("avx512f")]] inline void StoreInterleaved(float* out, int64_t rows, __m512 even,
+                                                        __m512 odd) {
+  const __m512i low = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const __m512i high =
+      _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  StoreFirst(out, rows, _mm512_permutex2var_ps(even, low, odd));
+  StoreFirst(out + 16, rows - 16, _mm512_permutex2var_ps(even, high, odd));
+}
+
+[[gnu::target("avx512f")]] void OutputColumnAvx512(const float* const m[4][4], int64_t out_h,
+                                                   float* out0, float* out1) {
+  const int64_t tiles = (out_h + 1) / 2;
+  for (int64_t ty = 0; ty < tiles; ty += kLanes) {
+    const int64_t n = tiles - ty;
+    __m512 s[4], r[4];
+    for (int j = 0; j < 4; ++j) {
+      const __m512 m0 = LoadFirst(m[0][j] + ty, n), m1 = LoadFirst(m[1][j] + ty, n),
+                   m2 = LoadFirst(m[2][j] + ty, n), m3 = LoadFirst(m[3][j] + ty, n);
+      s[j] = _mm512_add_ps(_mm512_add_ps(m0, m1), m2);
+      r[j] = _mm512_sub_ps(_mm512_sub_ps(m1, m2), m3);
+    }
+    const int64_t rows = out_h - 2 * ty;
+    StoreInterleaved(out0 + 2 * ty, rows, _mm512_add_ps(_mm512_add_ps(s[0], s[1]), s[2]),
+                     _mm512_add_ps(_mm512_add_ps(r[0], r[1]), r[2]));
+    if (out1) {
+      StoreInterleaved(out1 + 2 * ty, rows, _mm512_sub_ps(_mm512_sub_ps(s[1], s[2]), s[3]),
+                       _mm512_sub_ps(_mm512_sub_ps(r[1], r[2]), r[3]));
+    }
+  }
+}
+#endif
+
+// The steps, on the CPU's best form.
+void InputAlongX(const float* const d[4], float* const col[4], int64_t n) {
+#if defined(__x86_64__)
+  if (kAvx512) return InputAlongXAvx512(d, col, n);
+#endif
+  InputAlongXPortable(d, col, n);
+}
+void InputAlongY(const float* s, float* const v[4], int64_t tiles) {
+#if defined(__x86_64__)
+  if (kAvx512) return InputAlongYAvx512(s, v, tiles);
+#endif
+  InputAlongYPortable(s, v, tiles);
+}
+void OutputColumn(const float* const m[4][4], int64_t out_h, float* out0, float* out1, float* tmp) {
+#if defined(__x86_64__)
+  if (kAvx512) return OutputColumnAvx512(m, out_h, out0, out1);
+#endif
+  OutputColumnPortable(m, out_h, out0, out1, tmp);
+}
+
 // B^T d B for channel c of every tile in the chunk, into V. First along x
 // (the four input columns under a tile column, contiguous in memory, read in
 // place; a column outside the image reads `zeros`), into 4 columns `col` of
 // the padded height (row y is input row y - pad_h), then along y.
-[[gnu::target_clones("default", "avx2", "avx512f")]] void WinogradInput(const WinogradGeometry& g,
-                                                                        const WinogradChunk& k,
-                                                                        int64_t c) {
+void WinogradInput(const WinogradGeometry& g, const WinogradChunk& k, int64_t c) {
   const int64_t rows = 2 * g.tiles_h + 2;  // padded input rows the tiles read
   const float* plane = g.input + c * g.in_h * g.in_w;
-  float* col[4] = {k.tmp, k.tmp + rows, k.tmp + 2 * rows, k.tmp + 3 * rows};
+  float* const col[4] = {k.tmp, k.tmp + rows, k.tmp + 2 * rows, k.tmp + 3 * rows};
   float* zeros = k.tmp + 4 * rows;
   // Rows [first, first + n) of the padded height are input rows 0..n-1; the
   // others are padding in every column, so their column values are 0.
@@ -120,38 +299,19 @@ void ZeroPastTheTiles(const WinogradChunk& k, int64_t c) {
     std::fill(col[j], col[j] + first, 0.f);
     std::fill(col[j] + first + n, col[j] + rows, 0.f);
   }
+  float* const from_first[4] = {col[0] + first, col[1] + first, col[2] + first, col[3] + first};
   for (int64_t txl = 0; txl < k.tile_cols; ++txl) {
     const float* d[4];  // the tile column's 4 input columns from input row 0
     for (int b = 0; b < 4; ++b) {
       const int64_t x = 2 * (k.tx0 + txl) - g.pad_w + b;
       d[b] = x >= 0 && x < g.in_w ? plane + x * g.in_h : zeros;
     }
-    float* c0 = col[0] + first;
-    float* c1 = col[1] + first;
-    float* c2 = col[2] + first;
-    float* c3 = col[3] + first;
-#pragma omp simd
-    for (int64_t y = 0; y < n; ++y) {
-      c0[y] = d[0][y] - d[2][y];
-      c1[y] = d[1][y] + d[2][y];
-      c2[y] = d[2][y] - d[1][y];
-      c3[y] = d[1][y] - d[3][y];
-    }
+    InputAlongX(d, from_first, n);
     const int64_t t0 = txl * g.tiles_h;
     for (int j = 0; j < 4; ++j) {
-      const float* s = col[j];
-      float* v0 = k.V(0 * 4 + j, c) + t0;
-      float* v1 = k.V(1 * 4 + j, c) + t0;
-      float* v2 = k.V(2 * 4 + j, c) + t0;
-      float* v3 = k.V(3 * 4 + j, c) + t0;
-#pragma omp simd
-      for (int64_t ty = 0; ty < g.tiles_h; ++ty) {
-        const float a0 = s[2 * ty], a1 = s[2 * ty + 1], a2 = s[2 * ty + 2], a3 = s[2 * ty + 3];
-        v0[ty] = a0 - a2;
-        v1[ty] = a1 + a2;
-        v2[ty] = a2 - a1;
-        v3[ty] = a1 - a3;
-      }
+      float* const v[4] = {k.V(0 * 4 + j, c) + t0, k.V(1 * 4 + j, c) + t0, k.V(2 * 4 + j, c) + t0,
+                           k.V(3 * 4 + j, c) + t0};
+      InputAlongY(col[j], v, g.tiles_h);
     }
   }
   ZeroPastTheTiles(k, c);
@@ -160,48 +320,22 @@ void ZeroPastTheTiles(const WinogradChunk& k, int64_t c) {
 // A^T M A for output channel o of every tile in the chunk, written straight
 // into the output's columns (only the outputs that exist: an odd size has
 // half tiles), then the epilogue on the columns just written.
-[[gnu::target_clones("default", "avx2", "avx512f")]] void WinogradOutput(const WinogradGeometry& g,
-                                                                         const WinogradChunk& k,
-                                                                         int64_t o, float* product,
-                                                                         const Epilogue& epilogue) {
+void WinogradOutput(const WinogradGeometry& g, const WinogradChunk& k, int64_t o, float* product,
+                    const Epilogue& epilogue) {
   float* plane = product + o * g.out_h * g.out_w;
   const float bias = epilogue.bias ? epilogue.bias[o] : 0.f;
   const bool epilogue_on = epilogue.bias || epilogue.activation != Activation::kNone;
-  float* s[4];
-  float* r[4];
-  for (int j = 0; j < 4; ++j) s[j] = k.tmp + j * g.tiles_h, r[j] = k.tmp + (4 + j) * g.tiles_h;
-  const int64_t whole = g.out_h / 2;  // tiles with both output rows
   for (int64_t txl = 0; txl < k.tile_cols; ++txl) {
     const int64_t t0 = txl * g.tiles_h;
-    for (int j = 0; j < 4; ++j) {
-      const float* m0 = k.M(0 * 4 + j, o) + t0;
-      const float* m1 = k.M(1 * 4 + j, o) + t0;
-      const float* m2 = k.M(2 * 4 + j, o) + t0;
-      const float* m3 = k.M(3 * 4 + j, o) + t0;
-#pragma omp simd
-      for (int64_t ty = 0; ty < g.tiles_h; ++ty) {
-        s[j][ty] = m0[ty] + m1[ty] + m2[ty];  // output row 2 ty
-        r[j][ty] = m1[ty] - m2[ty] - m3[ty];  // output row 2 ty + 1
-      }
+    const float* m[4][4];
+    for (int i = 0; i < 4; ++i) {
+      for (int j = 0; j < 4; ++j) m[i][j] = k.M(i * 4 + j, o) + t0;
     }
     const int64_t x = 2 * (k.tx0 + txl);
-    float* out0 = plane + x * g.out_h;  // output column x
-#pragma omp simd
-    for (int64_t ty = 0; ty < whole; ++ty) {
-      out0[2 * ty] = s[0][ty] + s[1][ty] + s[2][ty];
-      out0[2 * ty + 1] = r[0][ty] + r[1][ty] + r[2][ty];
-    }
-    if (g.out_h % 2) out0[2 * whole] = s[0][whole] + s[1][whole] + s[2][whole];
     const int64_t columns = std::min<int64_t>(2, g.out_w - x);
-    if (columns == 2) {
-      float* out1 = out0 + g.out_h;  // output column x + 1
-#pragma omp simd
-      for (int64_t ty = 0; ty < whole; ++ty) {
-        out1[2 * ty] = s[1][ty] - s[2][ty] - s[3][ty];
-        out1[2 * ty + 1] = r[1][ty] - r[2][ty] - r[3][ty];
-      }
-      if (g.out_h % 2) out1[2 * whole] = s[1][whole] - s[2][whole] - s[3][whole];
-    }
+    float* out0 = plane + x * g.out_h;  // output column x
+    float* out1 = columns == 2 ? out0 + g.out_h : nullptr;
+    OutputColumn(m, g.out_h, out0, out1, k.tmp);
     if (epilogue_on) AddBiasAndActivate(out0, columns * g.out_h, bias, epilogue.activation);
   }
 }
