@@ -175,8 +175,7 @@ void ZeroPastTheTiles(const WinogradChunk& k, int64_t c) {
 }
 
 // p[0 .. min(n, 16)), zeros in the other lanes; reads nothing past p + n.
-// Masked only when n < 16: a masked store took longer on the AMD Zen 4
-// machines than a plain one.
+// Masked only for a last, partial vector; whole vectors load and store plainly.
 [[gnu::target("avx512f")]] inline __m512 LoadFirst(const float* p, int64_t n) {
   return n >= kLanes ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(FirstLanes(n), p);
 }
