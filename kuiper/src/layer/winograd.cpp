@@ -102,9 +102,10 @@ void ZeroPastTheTiles(const WinogradChunk& k, int64_t c) {
 
 // The transforms' steps, for one tile column. Portable loops, and (below)
 // AVX-512 forms that take 16 tiles at a time and the last few under a mask:
-// a tile column has 7, 14 or 28 tiles in ResNet18, and GCC left what its
-// vectorised loops did not cover (all of 7 and 14) to scalar code. Both add
-// the same values in the same order: the same bits.
+// a tile column has 7, 14 or 28 tiles in ResNet18, and GCC left the tiles
+// its 16-wide loops did not cover to narrower or scalar code (perf: scalar
+// stores were the hottest instructions of the input transform). Both forms
+// add the same values in the same order: the same bits.
 
 // The input transform along x: for the 4 input columns d (n rows each),
 // col_0..3 = d_0 - d_2, d_1 + d_2, d_2 - d_1, d_1 - d_3.
