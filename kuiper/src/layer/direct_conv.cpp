@@ -29,6 +29,7 @@
 #include <utility>
 #include <vector>
 
+#include "avx512.hpp"
 #include "kuiper/error.hpp"
 #include "kuiper/layers/convolution.hpp"
 
@@ -43,12 +44,6 @@ constexpr int64_t kPartialSumTaps = 288;  // taps per partial sum, at most (but 
 // reads its block's kernels once, so fewer, larger ranges read them fewer
 // times (with 32 KB YOLOv5s's stride-2 layers at 80x80 lost another 10%).
 constexpr int64_t kRangeFloats = 32768;
-
-#if defined(__x86_64__)
-const bool kAvx512 = __builtin_cpu_supports("avx512f");
-#else
-constexpr bool kAvx512 = false;
-#endif
 
 // Where everything is, in floats from the (padded) input of the group.
 struct DirectGeometry {

@@ -38,6 +38,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "avx512.hpp"
 #include "kuiper/error.hpp"
 #include "kuiper/layers/convolution.hpp"
 
@@ -54,10 +55,8 @@ constexpr int64_t kPartialSumChannels = 16;  // input channels per partial sum o
 // to whole registers (kLanes).
 #if defined(__x86_64__)
 constexpr int64_t kLanes = 16;
-const bool kAvx512 = __builtin_cpu_supports("avx512f");
 #else
 constexpr int64_t kLanes = 1;
-constexpr bool kAvx512 = false;
 #endif
 
 // `tiles` rounded up to whole registers: the distance between channels' rows.
@@ -170,23 +169,6 @@ void ZeroPastTheTiles(const WinogradChunk& k, int64_t c) {
 }
 
 #if defined(__x86_64__)
-// The first n of 16 lanes (none for n <= 0, all for n >= 16).
-[[gnu::target("avx512f")]] inline __mmask16 FirstLanes(int64_t n) {
-  return n >= 16 ? __mmask16{0xffff} : static_cast<__mmask16>((1u << std::max<int64_t>(n, 0)) - 1);
-}
-
-// p[0 .. min(n, 16)), zeros in the other lanes; reads nothing past p + n.
-// Masked only for a last, partial vector; whole vectors load and store plainly.
-[[gnu::target("avx512f")]] inline __m512 LoadFirst(const float* p, int64_t n) {
-  return n >= kLanes ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(FirstLanes(n), p);
-}
-
-// Writes the first min(n, 16) lanes of x to p (none for n <= 0).
-[[gnu::target("avx512f")]] inline void StoreFirst(float* p, int64_t n, __m512 x) {
-  if (n >= kLanes) return _mm512_storeu_ps(p, x);
-  _mm512_mask_storeu_ps(p, FirstLanes(n), x);
-}
-
 // Lanes i of the 32 floats (lo, hi) for i = 0, 2, .. 30 (even) or 1, 3, .. 31.
 [[gnu::target("avx512f")]] inline __m512 EvenLanes(__m512 lo, __m512 hi) {
   const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "kuiper/layer.hpp"
+#include "kuiper/layers/activation.hpp"
 
 namespace kuiper {
 namespace {
@@ -66,6 +67,48 @@ TEST(Silu, IsWithinOneUlpOfTheExactValue) {
     const float exact = static_cast<float>(x / (1.0 + std::exp(-x)));  // in double, then rounded
     ASSERT_LE(UlpDistance(y[i], exact), 1)
         << "x = " << values[i] << ": " << y[i] << " vs " << exact;
+  }
+}
+
+// Floats of every exponent and sign: 2047 bit patterns from each of the 512
+// (sign, exponent) pairs, infinities and NaNs included, and one more value
+// to leave a partial register at the end.
+std::vector<float> FloatsOfEveryExponent() {
+  std::vector<float> values;
+  for (uint32_t high = 0; high < 512; ++high)
+    for (uint32_t low = 0; low < (1u << 23); low += 4099)
+      values.push_back(std::bit_cast<float>(high << 23 | low));
+  values.push_back(0.5f);
+  return values;
+}
+
+std::vector<uint32_t> Bits(const std::vector<float>& values) {
+  std::vector<uint32_t> bits;
+  for (const float v : values) bits.push_back(std::bit_cast<uint32_t>(v));
+  return bits;
+}
+
+TEST(Silu, FastFormGivesThePortableFormsBits) {
+  // Where the CPU has AVX-512, SiluSpan runs intrinsics; elsewhere the
+  // portable loop. Both must give the same floats.
+  const std::vector<float> x = FloatsOfEveryExponent();
+  std::vector<float> fast(x.size()), portable(x.size());
+  SiluSpan(x.data(), fast.data(), static_cast<int64_t>(x.size()));
+  SiluSpanPortable(x.data(), portable.data(), static_cast<int64_t>(x.size()));
+  ASSERT_EQ(x.size() % 16, 1u);
+  EXPECT_EQ(Bits(fast), Bits(portable));
+}
+
+TEST(Silu, FusedFormAddsTheBiasFirst) {
+  // A convolution's epilogue: x = SiLU(x + bias), in place, for every length
+  // up to two registers and a bit (whole and partial registers).
+  for (int64_t n = 1; n <= 40; ++n) {
+    std::vector<float> x(n), expected(n);
+    for (int64_t i = 0; i < n; ++i) x[i] = 0.37f * static_cast<float>(i) - 7.f;
+    for (int64_t i = 0; i < n; ++i) expected[i] = x[i] + 1.25f;
+    SiluSpanPortable(expected.data(), expected.data(), n);
+    AddBiasAndActivate(x.data(), n, 1.25f, Activation::kSilu);
+    EXPECT_EQ(Bits(x), Bits(expected)) << n << " values";
   }
 }
 
