@@ -97,8 +97,9 @@ TEST_P(DirectGeometries, MatchesTheReferenceConvolution) {
 }
 
 // The kernel's edges (direct_conv.cpp): register tiles of 4 x 16 output
-// channels and 6 positions (8 for 3 x 16, 12 for 2 x 16, 24 for 16), partial
-// sums of at most 288 taps in whole channels, ranges of whole output columns.
+// channels and 6 positions (8 for 3 x 16, 12 for 2 x 16, 24 for 16), or
+// column tiles, partial sums of at most 288 taps in whole channels, ranges
+// of whole output columns.
 INSTANTIATE_TEST_SUITE_P(
     Shapes, DirectGeometries,
     ::testing::Values(DirectCase{512, 64, 7, 7, 3, 3, 1, 1, 1},   // 49 positions: 8 tiles + 1
@@ -114,7 +115,15 @@ INSTANTIATE_TEST_SUITE_P(
                       DirectCase{16, 16, 12, 12, 3, 3, 1, 2, 2},  // dilation 2
                       DirectCase{16, 16, 10, 10, 3, 3, 3, 0, 1},  // stride 3
                       DirectCase{16, 32, 1, 1, 3, 3, 1, 1, 1},    // one output, all padding
-                      DirectCase{32, 16, 2, 3, 5, 5, 1, 3, 1}));  // padding past the kernel's reach
+                      DirectCase{32, 16, 2, 3, 5, 5, 1, 3, 1},    // padding past the kernel's reach
+                      // Output columns of 48 rows or more: column tiles of 8 channels and
+                      // 1-3 registers of 16 rows, the last register partly masked.
+                      DirectCase{3, 32, 130, 9, 6, 6, 2, 2, 1},     // 65 rows: 48 + 17
+                      DirectCase{16, 48, 100, 5, 3, 3, 1, 1, 1},    // 100 rows: 32 + 32 + 36
+                      DirectCase{40, 80, 96, 4, 3, 3, 2, 1, 1},     // 48 rows; 360 taps; 64 + 16
+                      DirectCase{8, 16, 160, 3, 3, 3, 3, 1, 2},     // stride 3, dilation 2
+                      DirectCase{8, 16, 100, 3, 5, 5, 2, 6, 1},     // all-padding columns
+                      DirectCase{16, 16, 100, 4, 1, 1, 2, 0, 1}));  // 1x1 stride 2
 
 TEST(DirectConv, ReadsTheGroupsChannelsOnly) {
   const DirectCase tc{16, 32, 9, 10, 3, 3, 2, 1, 1};
@@ -130,25 +139,29 @@ TEST(DirectConv, ReadsTheGroupsChannelsOnly) {
 }
 
 TEST(DirectConv, AppliesTheEpilogueAfterTheBias) {
-  const DirectCase tc{24, 80, 8, 7, 3, 3, 1, 1, 1};
-  std::mt19937 rng(11);
-  ftensor input(tc.in_c, tc.h, tc.w);
-  input.Rand();
-  input.Transform([](float v) { return v - 0.5f; });  // outputs of both signs
-  const arma::fmat kernels = RandomKernels(tc, rng);
-  std::vector<float> bias(tc.out_c);
-  for (size_t o = 0; o < bias.size(); ++o) bias[o] = 0.05f * (float(o) - 40);
-  const std::vector<double> conv = Reference(input, 0, kernels, tc, 8, 7);
-  for (const Activation activation : {Activation::kNone, Activation::kRelu, Activation::kSilu}) {
-    std::vector<float> product(conv.size(), NAN);
-    DirectMultiplyInto(Im2Col(input, 0, tc.in_c, Params(tc), 8, 7), DirectKernels(kernels),
-                       product.data(), {bias.data(), activation});
-    std::vector<double> expected(conv.size());
-    for (size_t i = 0; i < conv.size(); ++i) {
-      expected[i] = ReferenceActivate(conv[i] + bias[i / (8 * 7)], activation);
+  // Register tiles (8 x 7 outputs) and column tiles (50 x 3).
+  for (const DirectCase tc :
+       {DirectCase{24, 80, 8, 7, 3, 3, 1, 1, 1}, DirectCase{24, 80, 50, 3, 3, 3, 1, 1, 1}}) {
+    std::mt19937 rng(11);
+    ftensor input(tc.in_c, tc.h, tc.w);
+    input.Rand();
+    input.Transform([](float v) { return v - 0.5f; });  // outputs of both signs
+    const arma::fmat kernels = RandomKernels(tc, rng);
+    std::vector<float> bias(tc.out_c);
+    for (size_t o = 0; o < bias.size(); ++o) bias[o] = 0.05f * (float(o) - 40);
+    const std::vector<double> conv = Reference(input, 0, kernels, tc, tc.h, tc.w);
+    for (const Activation activation : {Activation::kNone, Activation::kRelu, Activation::kSilu}) {
+      std::vector<float> product(conv.size(), NAN);
+      DirectMultiplyInto(Im2Col(input, 0, tc.in_c, Params(tc), tc.h, tc.w), DirectKernels(kernels),
+                         product.data(), {bias.data(), activation});
+      std::vector<double> expected(conv.size());
+      for (size_t i = 0; i < conv.size(); ++i) {
+        expected[i] = ReferenceActivate(conv[i] + bias[i / (tc.h * tc.w)], activation);
+      }
+      EXPECT_LE(RelativeError(product, expected), kTolerance)
+          << tc.h << "x" << tc.w << ", activation " << int(activation)
+          << ": activation(conv + bias[o])";
     }
-    EXPECT_LE(RelativeError(product, expected), kTolerance)
-        << "activation " << int(activation) << ": activation(conv + bias[o])";
   }
 }
 

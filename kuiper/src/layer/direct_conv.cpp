@@ -11,14 +11,28 @@
 // it loads the 64 kernel weights of that tap (packed at load, contiguous) and
 // multiplies them by the input value under each of the 6 positions, read
 // straight from the input and broadcast to the 16 lanes: the value that
-// im2col would have copied into row p, column (c, i, j) of its matrix.
+// im2col would have copied into row p, column (c, i, j) of its matrix. The
+// sums come out position by position; a 16 x 16 transposition in registers
+// writes them into the output, channel by channel.
+//
+// Where the output columns are tall (the stems, YOLOv5s's first stride-2
+// layer), the tile is turned around instead (ColumnTile): 3 x 16 output rows
+// of a column in the lanes, 8 output channels, each channel's weight of a tap
+// broadcast and the input under the rows loaded whole. The sums are then
+// already in the output's layout. Measured, one thread, bench_conv (CPU
+// time, medians of 5 alternated rounds, AMD Zen 4): YOLOv5s's 6x6 stem 10.9
+// -> 7.6 ms, ResNet18's 7x7 stem 2.75 -> 2.31, YOLOv5s's 32->64 stride-2
+// layer 12.3 -> 11.4 (perf: the transposition and the sums buffer were a
+// fifth of the stem's time).
 //
 // As in oneDNN's GEMM, the sum over the taps is split: each register tile sums
 // the taps of a block of input channels (at most 288 taps) from zero, and these
-// partial sums are added to running sums kept in a buffer, so the rounding
-// stays at the im2col route's level (with blocks of 64 taps it rounded less
-// per layer, but the PNNX zoo's YOLOv5s at 64x64 ended 0.0124 from float64,
-// past its bound of 0.0081; with 288, 0.0049; im2col 0.0063).
+// partial sums are added to running sums kept in a buffer (column tiles: in
+// the output itself), so the rounding stays at the im2col route's level (with
+// blocks of 64 taps it rounded less per layer, but the PNNX zoo's YOLOv5s at
+// 64x64 ended 0.0124 from float64, past its bound of 0.0081; with 288,
+// 0.0049; im2col 0.0063). Both kinds of tile add the same products in the
+// same order: the same bits.
 #include <omp.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -44,6 +58,8 @@ constexpr int64_t kPartialSumTaps = 288;  // taps per partial sum, at most (but 
 // reads its block's kernels once, so fewer, larger ranges read them fewer
 // times (with 32 KB YOLOv5s's stride-2 layers at 80x80 lost another 10%).
 constexpr int64_t kRangeFloats = 32768;
+// Output columns at least this tall take column tiles (ColumnTile).
+constexpr int64_t kColumnRows = 48;
 
 // Where everything is, in floats from the (padded) input of the group.
 struct DirectGeometry {
@@ -228,25 +244,148 @@ void DirectRange(const DirectGeometry& g, const float* w, int64_t vectors, int64
   }
 }
 
+// Column tiles: the register tile turned around, for layers whose output
+// columns are tall (kColumnRows). 16 consecutive output rows of one column go
+// into the lanes of a register, kColumnVectors registers down the column,
+// for kColumnChannels output channels: 24 running sums again. For each tap it
+// loads the input under those 48 rows, contiguous in the window (CopyWindow
+// stores a stride-2 layer's columns split by row parity), and broadcasts each
+// channel's weight of the tap. The sums are the output's own layout: they
+// are kept in the output, with no sums buffer and no transposition. Each
+// output value is the same sum in the same order as on the tiles above.
+constexpr int64_t kColumnChannels = 8;
+constexpr int64_t kColumnVectors = 3;
+
+struct ColumnGeometry {
+  const float* window;         // CopyWindow's, with phases = stride_h
+  int64_t channel_floats;      // floats per window channel
+  int64_t column_step;         // floats from one output column's window to the next
+  int64_t channels, taps;      // input channels, taps per channel (kh * kw)
+  const int64_t* tap_offsets;  // tap t = i * kw + j: from an output row's first input
+  const float* w;              // the block's packed kernels, `width` floats per tap
+  int64_t width;
+};
+
+// Rows [y, y + rows) (rows <= 16 P) of output column `ox` (of the window), for
+// block channels [o, o + 8), over input channels [c0, c1): added to `out`
+// (channel o's row y of that column; channels m floats apart), or written
+// there when `first`.
+template <int P>
+[[gnu::target("avx512f")]] void ColumnTile(const ColumnGeometry& g, int64_t ox, int64_t y,
+                                           int64_t rows, int64_t o, int64_t c0, int64_t c1,
+                                           float* out, int64_t m, bool first) {
+  __m512 acc[kColumnChannels][P];
+#pragma GCC unroll 8
+  for (int v = 0; v < kColumnChannels; ++v) {
+#pragma GCC unroll 3
+    for (int q = 0; q < P; ++q) acc[v][q] = _mm512_setzero_ps();
+  }
+  const float* column = g.window + ox * g.column_step + y;
+  for (int64_t c = c0; c < c1; ++c) {
+    const float* channel = column + c * g.channel_floats;
+    const float* wc = g.w + c * g.taps * g.width + o;
+    for (int64_t t = 0; t < g.taps; ++t) {
+      const float* x = channel + g.tap_offsets[t];
+      __m512 in[P];
+#pragma GCC unroll 3
+      for (int q = 0; q < P; ++q) in[q] = LoadFirst(x + 16 * q, rows - 16 * q);
+      const float* wt = wc + t * g.width;
+#pragma GCC unroll 8
+      for (int v = 0; v < kColumnChannels; ++v) {
+        const __m512 b = _mm512_set1_ps(wt[v]);
+#pragma GCC unroll 3
+        for (int q = 0; q < P; ++q) acc[v][q] = _mm512_fmadd_ps(b, in[q], acc[v][q]);
+      }
+    }
+  }
+#pragma GCC unroll 8
+  for (int v = 0; v < kColumnChannels; ++v) {
+#pragma GCC unroll 3
+    for (int q = 0; q < P; ++q) {
+      float* to = out + v * m + 16 * q;
+      const int64_t n = rows - 16 * q;
+      StoreFirst(to, n, first ? acc[v][q] : _mm512_add_ps(LoadFirst(to, n), acc[v][q]));
+    }
+  }
+}
+
+// One task on column tiles: output columns [0, cols) of the window for the
+// block's `width` channels, written into `out` (the block's first channel
+// at that range's first position; channels m floats apart) with the epilogue.
+void ColumnRange(const ColumnGeometry& g, int64_t cols, int64_t out_h, float* out, int64_t m,
+                 const float* bias, Activation activation) {
+  const int64_t block_channels = std::max<int64_t>(1, kPartialSumTaps / g.taps);
+  // Each column in as few tiles as it takes, their registers shared out
+  // evenly (160 rows: 3 + 3 + 2 + 2 registers rather than 3 + 3 + 3 + 1).
+  const int64_t vectors = (out_h + 15) / 16;
+  const int64_t tiles = (vectors + kColumnVectors - 1) / kColumnVectors;
+  for (int64_t c0 = 0; c0 < g.channels; c0 += block_channels) {
+    const int64_t c1 = std::min(g.channels, c0 + block_channels);
+    for (int64_t o = 0; o < g.width; o += kColumnChannels) {
+      for (int64_t ox = 0; ox < cols; ++ox) {
+        float* to = out + o * m + ox * out_h;
+        for (int64_t k = 0; k < tiles; ++k) {
+          const int64_t y = vectors * k / tiles * 16;
+          const int64_t rows = std::min(out_h, vectors * (k + 1) / tiles * 16) - y;
+          if (rows > 32) {
+            ColumnTile<3>(g, ox, y, rows, o, c0, c1, to + y, m, c0 == 0);
+          } else if (rows > 16) {
+            ColumnTile<2>(g, ox, y, rows, o, c0, c1, to + y, m, c0 == 0);
+          } else {
+            ColumnTile<1>(g, ox, y, rows, o, c0, c1, to + y, m, c0 == 0);
+          }
+        }
+      }
+    }
+  }
+  if (!bias && activation == Activation::kNone) return;
+  for (int64_t o = 0; o < g.width; ++o) {
+    AddBiasAndActivate(out + o * m, cols * out_h, bias ? bias[o] : 0.f, activation);
+  }
+}
+
 // Input columns [x0, x0 + cols) of the group's `channels` channels (in_h x
 // in_w each, column-major), each column with pad_h zeros above and below
 // (ph = in_h + 2 pad_h rows), and columns outside the input all zeros: the
-// part of the zero-padded input that a range of output columns reads.
+// part of the zero-padded input that a range of output columns reads. With
+// `phases` = s > 1 each column is stored split by row number mod s (rows 0,
+// s, 2s, .. then rows 1, s + 1, .., each phase ceil(ph / s) floats, zeros
+// after the last row), so that the rows a stride-s column of outputs reads
+// are neighbours.
 void CopyWindow(const float* input, int64_t channels, int64_t in_h, int64_t in_w, int64_t pad_h,
-                int64_t x0, int64_t cols, float* window) {
-  const int64_t ph = in_h + 2 * pad_h;
+                int64_t x0, int64_t cols, int64_t phases, float* window) {
+  const int64_t ph = in_h + 2 * pad_h, phase_floats = (ph + phases - 1) / phases;
+  const int64_t column_floats = phases * phase_floats;
   for (int64_t c = 0; c < channels; ++c) {
     for (int64_t xw = 0; xw < cols; ++xw) {
-      float* to = window + (c * cols + xw) * ph;
+      float* to = window + (c * cols + xw) * column_floats;
       const int64_t x = x0 + xw;
       if (x < 0 || x >= in_w) {
-        std::fill(to, to + ph, 0.f);
+        std::fill(to, to + column_floats, 0.f);
         continue;
       }
       const float* from = input + (c * in_w + x) * in_h;
-      std::fill(to, to + pad_h, 0.f);
-      std::copy(from, from + in_h, to + pad_h);
-      std::fill(to + pad_h + in_h, to + ph, 0.f);
+      if (phases == 1) {
+        std::fill(to, to + pad_h, 0.f);
+        std::copy(from, from + in_h, to + pad_h);
+        std::fill(to + pad_h + in_h, to + ph, 0.f);
+        continue;
+      }
+      for (int64_t phase = 0; phase < phases; ++phase) {
+        // Row phase + k * phases is input row phase + k * phases - pad_h.
+        float* row = to + phase * phase_floats;
+        const int64_t first = std::min(phase_floats, (pad_h - phase + phases - 1) / phases);
+        const int64_t last =
+            std::clamp<int64_t>((pad_h + in_h - phase + phases - 1) / phases, first, phase_floats);
+        std::fill(row, row + first, 0.f);
+        const float* in = from + phase + first * phases - pad_h;
+        if (phases == 2) {  // the common case, with a stride the compiler can vectorize
+          for (int64_t k = first; k < last; ++k) row[k] = in[(k - first) * 2];
+        } else {
+          for (int64_t k = first; k < last; ++k) row[k] = in[(k - first) * phases];
+        }
+        std::fill(row + last, row + phase_floats, 0.f);
+      }
     }
   }
 }
@@ -324,18 +463,25 @@ void DirectMultiplyInto(const Im2ColMatrix& a, const DirectKernels& kernels, flo
   // after range, so a thread's consecutive tasks mostly share their range.
   const int64_t block_out = kernels.block_out();
   const int64_t blocks = (out_channels + block_out - 1) / block_out;
+  // Tall output columns take column tiles, with the window's columns split
+  // by row phase for their stride.
+  const bool columns = out_h >= kColumnRows;
   const int64_t range_cols = std::clamp<int64_t>(kRangeFloats / block_out / out_h, 1, out_w);
   const int64_t ranges = (out_w + range_cols - 1) / range_cols;
   const int64_t max_cols = (out_w + ranges - 1) / ranges;  // ranges are cut evenly below
+  const int64_t phases = columns ? p.stride_h : 1;
+  const int64_t phase_floats = (ph + phases - 1) / phases, column_floats = phases * phase_floats;
   // The input columns the widest range reads.
   const int64_t window_cols = (max_cols - 1) * p.stride_w + (p.kernel_w - 1) * p.dilation_w + 1;
-  const int64_t window_floats = channels * window_cols * ph;
-  const int64_t sums_floats = max_cols * out_h * block_out;
+  const int64_t window_floats = channels * window_cols * column_floats;
+  const int64_t sums_floats = columns ? 0 : max_cols * out_h * block_out;
 
   std::vector<int64_t> tap_offsets(p.kernel_h * p.kernel_w), window_corners(max_cols * out_h);
   for (int64_t i = 0; i < p.kernel_h; ++i) {
     for (int64_t j = 0; j < p.kernel_w; ++j) {
-      tap_offsets[i * p.kernel_w + j] = i * p.dilation_h + j * p.dilation_w * ph;
+      const int64_t row = i * p.dilation_h;
+      tap_offsets[i * p.kernel_w + j] =
+          row % phases * phase_floats + row / phases + j * p.dilation_w * column_floats;
     }
   }
   for (int64_t ox = 0; ox < max_cols; ++ox) {
@@ -359,8 +505,24 @@ void DirectMultiplyInto(const Im2ColMatrix& a, const DirectKernels& kernels, flo
       const int64_t ox0 = out_w * r / ranges, ox1 = out_w * (r + 1) / ranges;
       if (r != copied) {
         CopyWindow(group_input, channels, in_h, in_w, p.padding_h,
-                   ox0 * p.stride_w - int64_t{p.padding_w}, window_cols, window);
+                   ox0 * p.stride_w - int64_t{p.padding_w}, window_cols, phases, window);
         copied = r;
+      }
+      const int64_t o0 = b * block_out, width = std::min(block_out, out_channels - o0);
+      const float* w = kernels.data() + o0 * kernels.rows();
+      float* out = product + o0 * m + ox0 * out_h;
+      const float* bias = epilogue.bias ? epilogue.bias + o0 : nullptr;
+      if (columns) {
+        const ColumnGeometry g{window,
+                               window_cols * column_floats,
+                               p.stride_w * column_floats,
+                               channels,
+                               static_cast<int64_t>(tap_offsets.size()),
+                               tap_offsets.data(),
+                               w,
+                               width};
+        ColumnRange(g, ox1 - ox0, out_h, out, m, bias, epilogue.activation);
+        continue;
       }
       const DirectGeometry g{window,
                              window_cols * ph,
@@ -368,10 +530,8 @@ void DirectMultiplyInto(const Im2ColMatrix& a, const DirectKernels& kernels, flo
                              static_cast<int64_t>(tap_offsets.size()),
                              tap_offsets.data(),
                              window_corners.data()};
-      const int64_t o0 = b * block_out, width = std::min(block_out, out_channels - o0);
-      DirectRange(g, kernels.data() + o0 * kernels.rows(), width / kLanes, (ox1 - ox0) * out_h,
-                  sums, product + o0 * m + ox0 * out_h, m,
-                  epilogue.bias ? epilogue.bias + o0 : nullptr, epilogue.activation);
+      DirectRange(g, w, width / kLanes, (ox1 - ox0) * out_h, sums, out, m, bias,
+                  epilogue.activation);
     }
   }
 #else
