@@ -272,7 +272,10 @@ TEST(GroupKernels, TakesDirectForSmallOutputsOrFewChannels) {
   EXPECT_EQ(route(32, 64, 3, 2, 160 * 160), fast) << "64 output channels: direct at any size";
   EXPECT_EQ(route(3, 32, 6, 2, 320 * 320), fast) << "YOLOv5s's stem";
   EXPECT_EQ(route(3, 64, 7, 2, 0), fast) << "64 output channels, size not declared";
-  EXPECT_FALSE(route(64, 80, 3, 2, 257)) << "80 output channels at 257 positions: im2col";
+  EXPECT_EQ(route(64, 128, 3, 2, 80 * 80), fast) << "128 output channels: direct at any size";
+  EXPECT_FALSE(route(128, 144, 3, 2, 257)) << "144 output channels at 257 positions: im2col";
+  EXPECT_FALSE(route(64, 128, 1, 2, 28 * 28)) << "a 1x1 kernel only for small outputs";
+  EXPECT_EQ(route(64, 128, 1, 2, 256), fast) << "a 1x1 kernel at 256 positions";
   EXPECT_FALSE(route(64, 64, 3, 1, 49)) << "Winograd's layers stay on Winograd";
   EXPECT_FALSE(route(512, 512, 1, 1, 49)) << "1x1 stride 1: the input is the matrix";
   EXPECT_FALSE(route(512, 72, 3, 1, 49)) << "72 output channels: not whole registers";

@@ -203,13 +203,14 @@ GroupKernels::GroupKernels(arma::fmat matrix, const ConvParams& p, uint64_t expe
       p.kernel_h == 3 && p.kernel_w == 3 && p.stride_h == 1 && p.stride_w == 1 &&
       p.dilation_h == 1 && p.dilation_w == 1 && in_per_group >= 16 && out_per_group >= 16 &&
       uint64_t{in_per_group} * out_per_group <= 256 * 256 && matrix.n_rows == 9 * in_per_group;
+  const bool one_by_one = p.kernel_h == 1 && p.kernel_w == 1;
+  const bool direct_size = (out_per_group <= kDirectAnySizeChannels && !one_by_one) ||
+                           (expected_positions > 0 && expected_positions <= kDirectMaxPositions);
   if (WinogradAllowed() && winograd_shape) {
     winograd_ = std::make_shared<const WinogradKernels>(matrix);
   } else if (DirectAllowed() && DirectKernels::Fast() && !winograd_shape &&
-             DirectKernels::Fits(out_per_group) &&
-             (out_per_group <= kDirectAnySizeChannels ||
-              (expected_positions > 0 && expected_positions <= kDirectMaxPositions)) &&
-             !(p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 && p.stride_w == 1)) {
+             DirectKernels::Fits(out_per_group) && direct_size &&
+             !(one_by_one && p.stride_h == 1 && p.stride_w == 1)) {
     direct_ = std::make_shared<const DirectKernels>(std::move(matrix));
   } else {
     matrix_ = std::move(matrix);

@@ -211,13 +211,16 @@ void DirectMultiplyInto(const Im2ColMatrix& a, const DirectKernels& kernels, flo
 // this many output positions per image,
 constexpr uint64_t kDirectMaxPositions = 256;
 // and, at any size, for layers of at most this many output channels per
-// group: one block of the packed kernels, so each range of positions copies
-// its input and reads the kernels once, while im2col's GEMM is short of
-// columns (in the model, 2 threads, im2col -> direct: YOLOv5s's 6x6 stem
-// 9.6 -> 7.5 ms, its 32->64 3x3 stride-2 layer at 160x160 7.8 -> 6.3,
-// ResNet18's 7x7 stem 1.47 -> 1.32; with 128 to 512 channels YOLOv5s's
-// stride-2 layers at 80x80 .. 20x20 were no faster, or slower).
-constexpr uint64_t kDirectAnySizeChannels = 64;
+// group and a kernel larger than 1x1: one or two blocks of the packed
+// kernels, so each range of positions copies its input and reads the
+// kernels once or twice, while im2col's GEMM is short of columns (in the
+// model, 2 threads, im2col -> direct: YOLOv5s's 6x6 stem 9.6 -> 7.5 ms, its
+// 32->64 3x3 stride-2 layer at 160x160 7.8 -> 6.3, ResNet18's 7x7 stem 1.47
+// -> 1.32; with column tiles, YOLOv5s's 64->128 stride-2 layer at 80x80
+// 5.46 -> 5.14 (8 alternated rounds). With 256 or 512 channels YOLOv5s's
+// stride-2 layers at 40x40 and 20x20 were no faster, or slower, and
+// ResNet18's 1x1 stride-2 64->128 layer at 28x28 0.115 -> 0.163 ms.
+constexpr uint64_t kDirectAnySizeChannels = 128;
 
 // Whether layers made from now on may take the direct route: yes, unless the
 // environment variable KUIPER_DIRECT is 0 or SetDirectAllowed(false) was
@@ -241,9 +244,10 @@ void SetDirectAllowed(bool allowed);
 //   MB, YOLOv5s 144 -> 150 MB;
 // - else, where DirectAllowed() and DirectKernels::Fast(), for a layer with
 //   a multiple of 16 output channels per group, at most kDirectAnySizeChannels
-//   of them or at most kDirectMaxPositions output positions as the model
-//   declares it, neither of Winograd's shape (with Winograd off those go back
-//   to im2col) nor 1x1 stride 1: the packed kernels of the direct route;
+//   of them (kernels larger than 1x1) or at most kDirectMaxPositions output
+//   positions as the model declares it, neither of Winograd's shape (with
+//   Winograd off those go back to im2col) nor 1x1 stride 1: the packed
+//   kernels of the direct route;
 // - else the GEMM matrix of the im2col route.
 class GroupKernels {
  public:
