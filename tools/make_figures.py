@@ -1004,6 +1004,91 @@ def direct_tile():
     return svg.render()
 
 
+def column_tile():
+    """The direct route's column tile (48 output rows x 8 output channels), one tap, stride 2."""
+    svg = Svg(940, 550, "The direct route: one column tile, one tap")
+    svg.text(470, 24, "ColumnTile (kuiper/src/layer/direct_conv.cpp): one column tile, one kernel "
+             "tap, stride 2", 15, bold=True)
+    svg.text(470, 42, "48 output rows of one column x 8 output channels = 24 AVX-512 registers "
+             "of sums; per tap t = (c, i, j): 3 loads, 8 broadcasts, 24 multiply-adds", 12)
+    # (1) How the window stores a column for stride 2: split by row parity.
+    cell, mx, my = 22, 60, 100
+    svg.text(mx + 4 * cell, 72, "a zero-padded input column", 12, bold=True)
+    svg.text(mx + 4 * cell, 88, "(its first 8 rows)", 11, fill=GREY_D)
+    for r in range(8):
+        fill, stroke = (BLUE, BLUE_D) if r % 2 == 0 else (ORANGE, ORANGE_D)
+        svg.rect(mx + r * cell, my, cell, cell, fill, stroke)
+        svg.text(mx + r * cell + cell / 2, my + 15, str(r), 10, mono=True)
+    svg.text(mx + 4 * cell, my + 44, "stored by row parity in the window:", 11)
+    for k, r in enumerate([0, 2, 4, 6, 1, 3, 5, 7]):
+        fill, stroke = (BLUE, BLUE_D) if r % 2 == 0 else (ORANGE, ORANGE_D)
+        svg.rect(mx + k * cell, my + 54, cell, cell, fill, stroke)
+        svg.text(mx + k * cell + cell / 2, my + 69, str(r), 10, mono=True)
+    svg.text(mx + 2 * cell, my + 92, "even rows", 10, fill=BLUE_D)
+    svg.text(mx + 6 * cell, my + 92, "odd rows", 10, fill=ORANGE_D)
+    svg.text(mx + 4 * cell, my + 112, "output row y reads row 2y + i under tap (i, j):", 10,
+             fill=GREY_D)
+    svg.text(mx + 4 * cell, my + 126, "rows y0 .. y0 + 47 are then neighbours", 10,
+             fill=GREY_D)
+    # The odd half of the real column: three registers of 16 under tap (1, j).
+    bx, by, bw, seg = 80, 286, 40, 40
+    svg.text(mx + 4 * cell, by - 16, "the odd rows, under tap (1, j)", 11, bold=True)
+    svg.rect(bx, by, bw, 3 * seg + 20, ORANGE, ORANGE_D)
+    for q in range(3):
+        y = by + 10 + q * seg
+        svg.rect(bx, y, bw, seg, YELLOW if q == 0 else "#ffffff", ORANGE_D, 2 if q == 0 else 1)
+        svg.text(bx + bw / 2, y + seg / 2 + 4, f"in[{q}]", 10, mono=True, bold=q == 0)
+        svg.text(bx + bw + 6, y + seg / 2 + 4, f"rows y0+{16 * q}..+15", 10, anchor="start",
+                 mono=True, fill=GREY_D)
+    svg.text(bx + bw / 2 + 56, by + 3 * seg + 38, "3 loads of 16 floats", 10)
+    # (2) The tap's packed weights for the tile's 8 channels.
+    kx, ky, kw_ = 330, 100, 34
+    svg.text(kx + 4 * kw_, 72, "packed kernels of tap t", 12, bold=True)
+    svg.text(kx + 4 * kw_, 88, "the tile's 8 channels o .. o + 7", 11, fill=GREY_D)
+    for v in range(8):
+        svg.rect(kx + v * kw_, ky, kw_, 28, GREEN, GREEN_D, 2 if v == 3 else 1)
+        svg.text(kx + v * kw_ + kw_ / 2, ky + 18, f"w{v}", 11, mono=True, bold=v == 3)
+    svg.text(kx + 4 * kw_, ky + 48, "each broadcast to 16 lanes", 10)
+    # (3) The 24 registers of sums: channels down, row registers across.
+    ax, ay, aw, ah = 640, 110, 82, 30
+    svg.text(ax + 1.5 * aw, 72, "24 registers of sums", 12, bold=True)
+    svg.text(ax + 1.5 * aw, 88, "acc[v][q]: channel o+v, 16 output rows", 11, fill=GREY_D)
+    for v in range(8):
+        svg.text(ax + 3 * aw + 6, ay + v * ah + 20, f"o+{v}", 10, anchor="start", mono=True)
+        for q in range(3):
+            pick = (v, q) == (3, 0)
+            svg.rect(ax + q * aw, ay + v * ah, aw, ah, YELLOW if pick else PURPLE,
+                     ORANGE_D if pick else PURPLE_D, 2 if pick else 1)
+            svg.text(ax + q * aw + aw / 2, ay + v * ah + 20, f"acc[{v}][{q}]", 10, mono=True,
+                     bold=pick)
+    row3 = ay + 3 * ah
+    svg.polyline([(bx + bw + 120, by + 10 + seg / 2), (ax - 40, by + 10 + seg / 2),
+                  (ax - 40, row3 + 22), (ax - 2, row3 + 22)], ORANGE_D, 1.5, arrow=True)
+    svg.text(420, by + 10 + seg / 2 - 6, "in[0]: 16 input values, loaded whole", 11,
+             fill=ORANGE_D, halo=True)
+    svg.polyline([(kx + 3.5 * kw_, ky + 28), (kx + 3.5 * kw_, row3 + 8), (ax - 2, row3 + 8)],
+                 GREEN_D, 1.5, arrow=True)
+    svg.text(kx + 3.5 * kw_ + 8, row3 + 2, "broadcast w3", 11, anchor="start", fill=GREEN_D,
+             halo=True)
+    svg.text(ax + 1.5 * aw, ay + 8 * ah + 22, "acc[3][0] += w3 * in[0]", 11, mono=True,
+             fill=ORANGE_D)
+    svg.text(ax + 1.5 * aw, ay + 8 * ah + 38, "(one FMA, 16 lanes)", 11, mono=True,
+             fill=ORANGE_D)
+    notes = [
+        "For each tap: load in[0..2] once; for each of the 8 channels broadcast its weight and do "
+        "3 multiply-adds (24 in all).",
+        "Each register is 16 rows of one output channel, the output's own layout: the sums are "
+        "added straight into the output,",
+        "with no 16 x 16 transposition and no buffer. Stride 1 needs no split: the rows are "
+        "consecutive in the column as it is.",
+        "The last register of a column may be partial (65 rows = 48 + 17): masked loads and "
+        "stores. Same sums, same order: same bits.",
+    ]
+    for k, note in enumerate(notes):
+        svg.text(470, 478 + k * 18, note, 11)
+    return svg.render()
+
+
 def tokenize(statement):
     """The lexer's rule for this figure's alphabet: (text, TokenType, start, end)."""
     tokens, i = [], 0
@@ -1145,6 +1230,7 @@ FIGURES = [  # (path, function, needs the kuiper CLI)
     ("course6_conv/figures/im2col_groups.svg", im2col_groups, False),
     ("course6_conv/figures/winograd_gemms.svg", winograd_gemms, False),
     ("course6_conv/figures/direct_tile.svg", direct_tile, False),
+    ("course6_conv/figures/column_tile.svg", column_tile, False),
     ("course7_expression/figures/expression_tree.svg", expression_tree, False),
     ("final_project/figures/resnet18_graph.svg", "models/fixtures/resnet18.pnnx.param", True),
 ]
