@@ -159,7 +159,14 @@ void Resize(const ftensor& input, ftensor& output, ResizeMode mode, CoordinateMo
     const std::vector<uint32_t> xs = NearestIndices(coordinates, scale_w, in_w, out_w, rounding);
     ForEachChannel(input, output, [&](const arma::fmat& in, arma::fmat& out) {
       for (uint32_t x = 0; x < out_w; ++x) {
-        for (uint32_t y = 0; y < out_h; ++y) out(y, x) = in(ys[y], xs[x]);
+        float* to = out.colptr(x);
+        // Upsampling repeats whole columns: copy the one just made.
+        if (x > 0 && xs[x] == xs[x - 1]) {
+          std::copy_n(out.colptr(x - 1), out_h, to);
+          continue;
+        }
+        const float* from = in.colptr(xs[x]);
+        for (uint32_t y = 0; y < out_h; ++y) to[y] = from[ys[y]];
       }
     });
     return;
