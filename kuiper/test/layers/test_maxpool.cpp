@@ -47,14 +47,24 @@ TEST(MaxPool, DilatedRectangularMatchesPyTorch) {
   ExpectMatchesPyTorch(MaxPool({3, 2}, {2, 1}, {1, 0}, {2, 1}, false), "maxpool_dilated");
 }
 
-// Windows one row (column) high take each window's first row (column) twice
-// in the first pass; strides 3 take the general path.
+// Windows one row (column) high: a pass of one tap; strides 3 take the
+// general path.
 TEST(MaxPool, OneRowWindowsMatchPyTorch) {
   ExpectMatchesPyTorch(MaxPool({1, 3}, {3, 2}, {0, 1}, {1, 1}, false), "maxpool_one_row");
 }
 
 TEST(MaxPool, OneColumnWindowsMatchPyTorch) {
   ExpectMatchesPyTorch(MaxPool({3, 1}, {2, 3}, {1, 0}, {1, 1}, false), "maxpool_one_column");
+}
+
+// 2, 3 and 5 taps per pass have forms the compiler unrolls; 4 takes the
+// general one. YOLOv5s's SPPF pools 5x5 with stride 1.
+TEST(MaxPool, FiveByFiveStrideOneMatchesPyTorch) {
+  ExpectMatchesPyTorch(MaxPool({5, 5}, {1, 1}, {2, 2}, {1, 1}, false), "maxpool_sppf");
+}
+
+TEST(MaxPool, FourByFourWindowsMatchPyTorch) {
+  ExpectMatchesPyTorch(MaxPool({4, 4}, {3, 3}, {2, 2}, {1, 1}, false), "maxpool_four");
 }
 
 TEST(MaxPool, FunctionalAliasMatchesPyTorch) {

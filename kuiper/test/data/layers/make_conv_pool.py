@@ -44,6 +44,9 @@ CASES = {
                         (1, 2, 10, 9)),
     "maxpool_one_column": (lambda: nn.MaxPool2d((3, 1), stride=(2, 3), padding=(1, 0)),
                            (1, 2, 9, 10)),
+    # YOLOv5s's SPPF window (5x5, stride 1) and a 4x4 one (no unrolled form)
+    "maxpool_sppf": (lambda: nn.MaxPool2d(5, stride=1, padding=2), (2, 3, 9, 10)),
+    "maxpool_four": (lambda: nn.MaxPool2d(4, stride=3, padding=2), (1, 2, 11, 10)),
 }
 
 
