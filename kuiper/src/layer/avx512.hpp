@@ -1,7 +1,8 @@
 // What the engine's hand-written AVX-512 kernels share (Winograd's transforms
 // and GEMM, the direct convolution, SiLU): whether this CPU has AVX-512, and
-// loads and stores of a last, partial register. Each kernel also has a
-// portable form for CPUs without it; both give the same bits.
+// loads and stores of a last, partial register. Each of those kernels has
+// another path for CPUs without AVX-512; its file says which, and how its
+// results compare.
 #pragma once
 
 #include <cstdint>
