@@ -924,6 +924,18 @@ FUNCTIONS = {"add": "kAdd", "sub": "kSub", "mul": "kMul", "div": "kDiv", "pow": 
 UNARY = {"neg", "exp", "log", "sqrt", "rsqrt", "abs", "sin"}
 
 
+def register_grid(svg, x, y, w, h, rows, cols, name, row_label, pick):
+    """A tile's registers of sums: cell (r, c) named name(r, c), each row
+    labelled on the right, the cell `pick` highlighted."""
+    for r in range(rows):
+        svg.text(x + cols * w + 6, y + r * h + 20, row_label(r), 10, anchor="start", mono=True)
+        for c in range(cols):
+            chosen = (r, c) == pick
+            svg.rect(x + c * w, y + r * h, w, h, YELLOW if chosen else PURPLE,
+                     ORANGE_D if chosen else PURPLE_D, 2 if chosen else 1)
+            svg.text(x + c * w + w / 2, y + r * h + 20, name(r, c), 10, mono=True, bold=chosen)
+
+
 def direct_tile():
     """The core's direct route: one register tile (64 output channels x 6 positions), one tap."""
     svg = Svg(940, 480, "The direct route: one register tile, one tap")
@@ -970,14 +982,8 @@ def direct_tile():
     ax, ay, aw, ah = 640, 110, 66, 30
     svg.text(ax + 2 * aw, 72, "24 registers of sums", 12, bold=True)
     svg.text(ax + 2 * aw, 88, "acc[v][q]: 16 output channels of position q", 11, fill=GREY_D)
-    for q in range(6):
-        svg.text(ax + 4 * aw + 8, ay + q * ah + 20, f"q{q}", 11, anchor="start", mono=True)
-        for v in range(4):
-            pick = (v, q) == (0, 5)
-            svg.rect(ax + v * aw, ay + q * ah, aw, ah, YELLOW if pick else PURPLE,
-                     ORANGE_D if pick else PURPLE_D, 2 if pick else 1)
-            svg.text(ax + v * aw + aw / 2, ay + q * ah + 20, f"acc[{v}][{q}]", 10, mono=True,
-                     bold=pick)
+    register_grid(svg, ax, ay, aw, ah, 6, 4, lambda q, v: f"acc[{v}][{q}]", lambda q: f"q{q}",
+                  (5, 0))
     # One multiply-add followed: acc[0][5] += w0 * broadcast(x5).
     x5 = (gx + 8 * cell, gy + 6 * cell + cell / 2)
     svg.polyline([x5, (310, x5[1]), (310, 340), (ax + aw / 2, 340), (ax + aw / 2, ay + 6 * ah + 2)],
@@ -1053,14 +1059,8 @@ def column_tile():
     ax, ay, aw, ah = 640, 110, 82, 30
     svg.text(ax + 1.5 * aw, 72, "24 registers of sums", 12, bold=True)
     svg.text(ax + 1.5 * aw, 88, "acc[v][q]: channel o+v, 16 output rows", 11, fill=GREY_D)
-    for v in range(8):
-        svg.text(ax + 3 * aw + 6, ay + v * ah + 20, f"o+{v}", 10, anchor="start", mono=True)
-        for q in range(3):
-            pick = (v, q) == (3, 0)
-            svg.rect(ax + q * aw, ay + v * ah, aw, ah, YELLOW if pick else PURPLE,
-                     ORANGE_D if pick else PURPLE_D, 2 if pick else 1)
-            svg.text(ax + q * aw + aw / 2, ay + v * ah + 20, f"acc[{v}][{q}]", 10, mono=True,
-                     bold=pick)
+    register_grid(svg, ax, ay, aw, ah, 8, 3, lambda v, q: f"acc[{v}][{q}]", lambda v: f"o+{v}",
+                  (3, 0))
     row3 = ay + 3 * ah
     svg.polyline([(bx + bw + 120, by + 10 + seg / 2), (ax - 40, by + 10 + seg / 2),
                   (ax - 40, row3 + 22), (ax - 2, row3 + 22)], ORANGE_D, 1.5, arrow=True)
