@@ -93,6 +93,11 @@ class Svg:
         self.items.append(f'<polyline points="{coords}" fill="none" stroke="{stroke}" '
                           f'stroke-width="{num(width)}"{extra}/>')
 
+    def lines(self, x, y, texts, size=11, leading=18):
+        """Centred lines of text, one below the other, the first at y."""
+        for k, text in enumerate(texts):
+            self.text(x, y + k * leading, text, size)
+
     def render(self):
         head = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{num(self.width)}" '
                 f'height="{num(self.height)}" viewBox="0 0 {num(self.width)} {num(self.height)}">\n'
@@ -1005,8 +1010,7 @@ def direct_tile():
         "at the end the sums are transposed, 16 x 16 in registers, into output channels "
         "o0..o63 (one row of positions each), with bias and activation.",
     ]
-    for k, note in enumerate(notes):
-        svg.text(470, 402 + k * 18, note, 11)
+    svg.lines(470, 402, notes)
     return svg.render()
 
 
@@ -1084,8 +1088,7 @@ def column_tile():
         "The last register of a column may be partial (65 rows = 48 + 17): masked loads and "
         "stores. Same sums, same order: same bits.",
     ]
-    for k, note in enumerate(notes):
-        svg.text(470, 478 + k * 18, note, 11)
+    svg.lines(470, 478, notes)
     return svg.render()
 
 

@@ -15,15 +15,15 @@
 // sums come out position by position; a 16 x 16 transposition in registers
 // writes them into the output, channel by channel.
 //
-// Where the output columns are tall (the stems, YOLOv5s's first stride-2
-// layer), the tile is turned around instead (ColumnTile): 3 x 16 output rows
-// of a column in the lanes, 8 output channels, each channel's weight of a tap
-// broadcast and the input under the rows loaded whole. The sums are then
-// already in the output's layout. Measured, one thread, bench_conv (CPU
-// time, medians of 5 alternated rounds, AMD Zen 4): YOLOv5s's 6x6 stem 10.9
+// Where the output columns are tall (the stems, YOLOv5s's stride-2 layers
+// with outputs of 160x160 and 80x80), the tile is turned around instead (ColumnTile): 3 x 16 output
+// rows of a column in the lanes, 8 output channels, each channel's weight of a tap broadcast and
+// the input under the rows loaded whole. The sums are then already in the output's layout.
+// Measured, one thread, bench_conv (CPU time, medians of 5 alternated rounds, AMD Zen 4): YOLOv5s's
+// 6x6 stem 10.9
 // -> 7.6 ms, ResNet18's 7x7 stem 2.75 -> 2.31, YOLOv5s's 32->64 stride-2
-// layer 12.3 -> 11.4 (perf: the transposition and the sums buffer were a
-// fifth of the stem's time).
+// layer 12.3 -> 11.4 (perf had put the transposition alone at 12% of the
+// stem's samples).
 //
 // As in oneDNN's GEMM, the sum over the taps is split: each register tile sums
 // the taps of a block of input channels (at most 288 taps) from zero, and these
@@ -269,7 +269,7 @@ struct ColumnGeometry {
   int64_t width;
 };
 
-// Rows [y, y + rows) (rows <= 16 P) of output column `ox` (of the window), for
+// Rows [y, y + rows) (16 (P - 1) < rows <= 16 P) of output column `ox` (of the window), for
 // block channels [o, o + 8), over input channels [c0, c1): added to `out`
 // (channel o's row y of that column; channels m floats apart), or written
 // there when `first`.
@@ -479,7 +479,10 @@ void DirectMultiplyInto(const Im2ColMatrix& a, const DirectKernels& kernels, flo
   const int64_t window_floats = channels * window_cols * column_floats;
   const int64_t sums_floats = columns ? 0 : max_cols * out_h * block_out;
 
-  std::vector<int64_t> tap_offsets(p.kernel_h * p.kernel_w), window_corners(max_cols * out_h);
+  // Register tiles find each position's window by its corner; column tiles
+  // step down a column instead.
+  std::vector<int64_t> tap_offsets(p.kernel_h * p.kernel_w),
+      window_corners(columns ? 0 : max_cols * out_h);
   for (int64_t i = 0; i < p.kernel_h; ++i) {
     for (int64_t j = 0; j < p.kernel_w; ++j) {
       const int64_t row = i * p.dilation_h;
@@ -487,7 +490,7 @@ void DirectMultiplyInto(const Im2ColMatrix& a, const DirectKernels& kernels, flo
           row % phases * phase_floats + row / phases + j * p.dilation_w * column_floats;
     }
   }
-  for (int64_t ox = 0; ox < max_cols; ++ox) {
+  for (int64_t ox = 0; ox < max_cols && !columns; ++ox) {
     for (int64_t oy = 0; oy < out_h; ++oy) {
       window_corners[oy + ox * out_h] = oy * p.stride_h + ox * p.stride_w * ph;
     }
