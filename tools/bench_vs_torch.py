@@ -9,7 +9,8 @@ For each model (ResNet18 at 224, YOLOv5s at 640) and batch size it runs
 `kuiper bench MODEL --batch N --threads T` (parsing its "per image: median ..."
 line), then each peer on a random input of the same shape, with the same
 warm-up and run counts and T threads, and prints median milliseconds per image
-and the engine / peer ratios. The peers:
+and the engine / peer ratios, under a line that says when and on which CPU
+(the ratios depend on it). The peers:
 - torch: the same PyTorch module from models/, torch.set_num_threads(T);
 - ort: ONNX Runtime (npm onnxruntime-node, CPU, every graph optimisation on,
   T intra-op threads) on the module exported by torch.onnx.export with a
@@ -44,6 +45,24 @@ from pnnx_export import trace  # noqa: E402
 
 MEDIAN_LINE = re.compile(r"per image: median ([0-9.]+) ms, p90 ([0-9.]+) ms")
 ORT_DIR = os.path.join(ROOT, "build", "ort")
+
+
+def machine_line():
+    """When and on which CPU the table was measured: the engine's ratio to a peer
+    is a property of the CPU too (final_project/README.md, "How fast")."""
+    info = {}
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                info.setdefault(key.strip(), value.strip())
+    except OSError:
+        pass
+    avx512 = "avx512f" in info.get("flags", "").split()
+    return "%s UTC, cpu: %s (family %s, model %s), %s, %d logical CPUs" % (
+        time.strftime("%Y-%m-%d %H:%M", time.gmtime()), info.get("model name", "unknown"),
+        info.get("cpu family", "?"), info.get("model", "?"),
+        "AVX-512" if avx512 else "no AVX-512", os.cpu_count() or 0)
 
 
 def median_line(cmd, cwd=None):
@@ -182,6 +201,7 @@ def main():
                   file=sys.stderr, flush=True)
 
     sides = ["kuiper"] + peers
+    print(machine_line())
     label = {"kuiper": "kuiper", "ort": "ORT", "torch": "PyTorch"}
     print("threads %d, %d rounds of %d warm-up + %d timed runs each; ms per image (median / p90,"
           " medians over the rounds); PyTorch %s"
