@@ -47,7 +47,7 @@ MEDIAN_LINE = re.compile(r"per image: median ([0-9.]+) ms, p90 ([0-9.]+) ms")
 ORT_DIR = os.path.join(ROOT, "build", "ort")
 
 
-def machine_line():
+def machine_line(start):
     """When and on which CPU the table was measured: the engine's ratio to a peer
     is a property of the CPU too (final_project/README.md, "How fast")."""
     info = {}
@@ -59,8 +59,9 @@ def machine_line():
     except OSError:
         pass
     avx512 = "avx512f" in info.get("flags", "").split()
-    return "%s UTC, cpu: %s (family %s, model %s), %s, %d logical CPUs" % (
-        time.strftime("%Y-%m-%d %H:%M", time.gmtime()), info.get("model name", "unknown"),
+    return "%s-%s UTC, cpu: %s (family %s, model %s), %s, %d logical CPUs" % (
+        time.strftime("%Y-%m-%d %H:%M", start), time.strftime("%H:%M", time.gmtime()),
+        info.get("model name", "unknown"),
         info.get("cpu family", "?"), info.get("model", "?"),
         "AVX-512" if avx512 else "no AVX-512", os.cpu_count() or 0)
 
@@ -165,6 +166,7 @@ def main():
     ap.add_argument("--no-fold-bn", action="store_true",
                     help="time PyTorch's module as written, BatchNorm not folded")
     args = ap.parse_args()
+    start = time.gmtime()
     peers = args.peers.split(",")
     if not peers or set(peers) - {"torch", "ort"}:
         sys.exit("bench_vs_torch: --peers takes torch, ort or torch,ort")
@@ -201,7 +203,7 @@ def main():
                   file=sys.stderr, flush=True)
 
     sides = ["kuiper"] + peers
-    print(machine_line())
+    print(machine_line(start))
     label = {"kuiper": "kuiper", "ort": "ORT", "torch": "PyTorch"}
     print("threads %d, %d rounds of %d warm-up + %d timed runs each; ms per image (median / p90,"
           " medians over the rounds); PyTorch %s"
