@@ -16,14 +16,14 @@
 // writes them into the output, channel by channel.
 //
 // Where the output columns are tall (the stems, YOLOv5s's stride-2 layers
-// with outputs of 160x160 and 80x80), the tile is turned around instead (ColumnTile): 3 x 16 output
-// rows of a column in the lanes, 8 output channels, each channel's weight of a tap broadcast and
-// the input under the rows loaded whole. The sums are then already in the output's layout.
-// Measured, one thread, bench_conv (CPU time, medians of 5 alternated rounds, AMD Zen 4): YOLOv5s's
-// 6x6 stem 10.9
-// -> 7.6 ms, ResNet18's 7x7 stem 2.75 -> 2.31, YOLOv5s's 32->64 stride-2
-// layer 12.3 -> 11.4 (perf had put the transposition alone at 12% of the
-// stem's samples).
+// with outputs of 160x160 and 80x80), the tile is turned around instead
+// (ColumnTile): 3 x 16 output rows of a column in the lanes, 8 output
+// channels, each channel's weight of a tap broadcast and the input under the
+// rows loaded whole. The sums are then already in the output's layout.
+// Measured, one thread, bench_conv (CPU time, medians of 5 alternated rounds,
+// AMD Zen 4): YOLOv5s's 6x6 stem 10.9 -> 7.6 ms, ResNet18's 7x7 stem 2.75 ->
+// 2.31, YOLOv5s's 32->64 stride-2 layer 12.3 -> 11.4 (perf had put the
+// transposition alone at 12% of the stem's samples).
 //
 // As in oneDNN's GEMM, the sum over the taps is split: each register tile sums
 // the taps of a block of input channels (at most 288 taps) from zero, and these

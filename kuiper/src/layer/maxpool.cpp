@@ -123,7 +123,8 @@ class MaxPoolingLayer : public Layer {
   // (oy * stride_h, ox * stride_w) of `in`, already padded. Separably, per
   // output column: first the maximum across the window's columns for every
   // row the windows span (contiguous in memory), then down each window's
-  // rows of that: kh + kw loads per output instead of kh * kw.
+  // rows of that: two passes (WindowMax), each reading the taps along one
+  // axis, instead of one pass per tap.
   void PoolChannel(const arma::fmat& in, arma::fmat& out) const {
     const uint32_t rows = out.n_rows;
     const uint32_t span = (rows - 1) * stride_[0] + (kernel_[0] - 1) * dilation_[0] + 1;
