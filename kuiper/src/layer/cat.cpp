@@ -43,16 +43,23 @@ class CatLayer : public Layer {
     for (size_t i = 0; i < batch; ++i) EnsureOutput(outputs[i], shapes[i]);
 
     // One copy per (item, part), shared among the threads: a batch of one
-    // still has several parts to copy.
+    // still has several parts to copy. Joined along the item's first
+    // dimension (rank 3 and up), a part is one range of the item, and the
+    // graph's buffer plan lays it there when it can (runtime_graph.cpp,
+    // "Joins in place"): such a part is not copied.
+    const bool ranges = dim == 1 && rank >= 3;
     const int copies = static_cast<int>(batch * operands);
 #pragma omp parallel for schedule(dynamic)
     for (int copy = 0; copy < copies; ++copy) {
       const size_t i = copy / operands, k = copy % operands;
       uint32_t offset = 0;  // where part k starts along the joined dimension
+      size_t floats = 0;    // and in the item's memory, for `ranges`
       for (size_t before = 0; before < k; ++before) {
         offset += inputs[before * batch + i]->raw_shapes()[dim - 1];
+        floats += inputs[before * batch + i]->size();
       }
       const ftensor& part = *inputs[k * batch + i];
+      if (ranges && part.raw_ptr() == outputs[i]->raw_ptr() + floats) continue;
       const uint32_t size = part.raw_shapes()[dim - 1];
       CopyAlongAxis(LocateAxis(part.raw_shapes(), dim - 1), part.data(), size, 0, 1,
                     outputs[i]->data(), shapes[i][dim - 1], offset, size);

@@ -129,6 +129,72 @@ TEST(BufferPlan, BatchChangeReplansAndMatchesOwnedTensors) {
   }
 }
 
+// join_in_place.pnnx.param (batch `?`): a = relu(x), b = silu(a), c = cat(a,
+// b) along the channels, f = hardswish(c) split into f0 = hardswish(a) and
+// f1 = hardswish(b), h = b + f0, e = cat(h, f1) (dim=-3: the same axis from
+// the end).
+// b is read after c's last reader: were the joined block to die with c, e
+// (placed where c was) would take c's memory, and f1 would overwrite b
+// before h reads it.
+const sftensor& Item(const RuntimeGraph& graph, const std::string& op, size_t operand, size_t item,
+                     bool output = false) {
+  const RuntimeOperator* found = graph.FindOperator(op);
+  EXPECT_NE(found, nullptr) << op;
+  return (output ? found->output_operands : found->input_operands).at(operand)->datas.at(item);
+}
+
+std::vector<sftensor> JoinInput(int batch) {
+  std::vector<sftensor> input;
+  for (int n = 0; n < batch; ++n) {
+    sftensor item = TensorCreate(2, 4, 4);
+    std::vector<float> values;
+    for (int i = 0; i < 32; ++i) values.push_back(std::sin(0.7f * (i + 32 * n)) * 4);
+    item->Fill(values);
+    input.push_back(item);
+  }
+  return input;
+}
+
+TEST(BufferPlan, CatPartsAreComputedInTheirPlaceInTheJoinedTensor) {
+  RuntimeGraph graph(kPlanGraphs + "join_in_place.pnnx.param", "");
+  graph.Build();
+  for (const int batch : {1, 3}) {
+    graph.Forward(JoinInput(batch));  // at a new batch the graph plans anew
+    for (int n = 0; n < batch; ++n) {
+      const float* c = Item(graph, "cat_c", 0, n, /*output=*/true)->raw_ptr();
+      const float* e = Item(graph, "cat_e", 0, n, /*output=*/true)->raw_ptr();
+      // Channels of 4x4: part k of a cat starts 16 floats per channel before it.
+      EXPECT_EQ(Item(graph, "cat_c", 0, n)->raw_ptr(), c) << "a, item " << n << " of " << batch;
+      EXPECT_EQ(Item(graph, "cat_c", 1, n)->raw_ptr(), c + 32) << "b, item " << n << " of " << batch;
+      EXPECT_EQ(Item(graph, "cat_e", 0, n)->raw_ptr(), e) << "h, item " << n << " of " << batch;
+      EXPECT_EQ(Item(graph, "cat_e", 1, n)->raw_ptr(), e + 32) << "f1, item " << n << " of " << batch;
+    }
+  }
+}
+
+TEST(BufferPlan, CatPartsInPlaceGiveExactlyTheOutputOfOwnedTensors) {
+  RuntimeGraph planned(kPlanGraphs + "join_in_place.pnnx.param", "");
+  RuntimeGraph owned(kPlanGraphs + "join_in_place.pnnx.param", "");
+  owned.set_buffer_planning(false);
+  planned.Build();
+  owned.Build();
+  for (const int batch : {1, 3, 1}) {
+    const std::vector<sftensor> input = JoinInput(batch);
+    const auto expected = Values(owned.Forward(input));
+    EXPECT_EQ(Values(planned.Forward(input)), expected) << "batch " << batch;
+    EXPECT_EQ(Values(planned.Forward(input)), expected) << "batch " << batch << ", second run";
+  }
+  // The parts themselves, against the formulas.
+  const std::vector<float> x = JoinInput(1)[0]->values(true);
+  const std::vector<float> e = planned.Forward(JoinInput(1)).at(0)->values(true);
+  ASSERT_EQ(e.size(), 64u);
+  for (int i = 0; i < 32; ++i) {
+    const float a = std::max(x[i], 0.f), b = Silu(a);
+    EXPECT_NEAR(e[i], b + Hardswish(a), 1e-6f) << "h = b + hardswish(a) at " << i;
+    EXPECT_NEAR(e[32 + i], Hardswish(b), 1e-6f) << "f1 = hardswish(b) at " << i;
+  }
+}
+
 TEST(BufferPlan, EnvironmentVariableTurnsPlanningOff) {
   setenv("KUIPER_NO_PLAN", "1", 1);
   RuntimeGraph graph(kPlanGraphs + "two_readers.pnnx.param", "");
