@@ -165,9 +165,11 @@ TEST(BufferPlan, CatPartsAreComputedInTheirPlaceInTheJoinedTensor) {
       const float* e = Item(graph, "cat_e", 0, n, /*output=*/true)->raw_ptr();
       // Channels of 4x4: part k of a cat starts 16 floats per channel before it.
       EXPECT_EQ(Item(graph, "cat_c", 0, n)->raw_ptr(), c) << "a, item " << n << " of " << batch;
-      EXPECT_EQ(Item(graph, "cat_c", 1, n)->raw_ptr(), c + 32) << "b, item " << n << " of " << batch;
+      EXPECT_EQ(Item(graph, "cat_c", 1, n)->raw_ptr(), c + 32)
+          << "b, item " << n << " of " << batch;
       EXPECT_EQ(Item(graph, "cat_e", 0, n)->raw_ptr(), e) << "h, item " << n << " of " << batch;
-      EXPECT_EQ(Item(graph, "cat_e", 1, n)->raw_ptr(), e + 32) << "f1, item " << n << " of " << batch;
+      EXPECT_EQ(Item(graph, "cat_e", 1, n)->raw_ptr(), e + 32)
+          << "f1, item " << n << " of " << batch;
     }
   }
 }
