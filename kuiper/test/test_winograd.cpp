@@ -205,6 +205,37 @@ TEST(Winograd, SameInsideAParallelRegion) {
   }
 }
 
+TEST(Winograd, TilesPastTheLastVectorGiveTheVectorKernelsBits) {
+  // 14 rows and 14, 28, 10 or 24 columns: 49, 98, 35 or 84 tiles, 1 to 4
+  // past the last whole vector of 16, which a kernel of their own computes
+  // (winograd.cpp, WinogradFewTiles). The same input with two rows of zeros
+  // below (as the padding was) has 56, 112, 40 or 96 tiles, all on the
+  // vector kernel (8 past the last vector, or none); its first 14 output
+  // rows must be the same floats, bit for bit. 40 input channels leave a
+  // partial sum of 8, 24 output channels a block of 8.
+  constexpr uint32_t kIn = 40, kOut = 24;
+  std::mt19937 rng(49);
+  const WinogradKernels kernels(RandomKernels(kIn, kOut, rng));
+  const ConvParams p = Params3x3(kIn, kOut, 1);
+  for (const uint32_t w : {14u, 28u, 10u, 24u}) {
+    ftensor few(kIn, 14, w), whole(kIn, 16, w);  // whole's rows 14 and 15 stay 0
+    few.Rand();
+    for (uint32_t c = 0; c < kIn; ++c) whole.slice(c).rows(0, 13) = few.slice(c);
+    std::vector<float> from_few(size_t{kOut} * 14 * w), from_whole(size_t{kOut} * 16 * w);
+    WinogradMultiplyInto(Im2Col(few, 0, kIn, p, 14, w), kernels, from_few.data());
+    WinogradMultiplyInto(Im2Col(whole, 0, kIn, p, 16, w), kernels, from_whole.data());
+    for (uint32_t o = 0; o < kOut; ++o) {
+      for (uint32_t x = 0; x < w; ++x) {
+        for (uint32_t y = 0; y < 14; ++y) {
+          ASSERT_EQ(from_few[(size_t{o} * w + x) * 14 + y],
+                    from_whole[(size_t{o} * w + x) * 16 + y])
+              << "width " << w << ", output channel " << o << ", row " << y << ", column " << x;
+        }
+      }
+    }
+  }
+}
+
 TEST(Winograd, KernelTransformIsGgGt) {
   // g = all ones: G g = rows (1 1 1), (3/2 ...), (1/2 ...), (1 1 1), and
   // (G g) G^T = a a^T with a = (1, 3/2, 1/2, 1).

@@ -125,47 +125,15 @@ template <int V, int P>
   }
 }
 
-// to[i * ld_to + j] = from[j * ld_from + i] for i, j < 16: four rounds of
-// shuffles, each interleaving pairs of rows at twice the previous width.
+// to[i * ld_to + j] = from[j * ld_from + i] for i, j < 16.
 [[gnu::target("avx512f")]] void Transpose16(const float* from, int64_t ld_from, float* to,
                                             int64_t ld_to) {
-  // The masked (all lanes) forms of the shuffles: GCC 12 warns falsely inside
-  // the plain ones (their unused source operand is left uninitialized).
-  constexpr __mmask16 kAll = 0xffff;
-  constexpr __mmask8 kAll8 = 0xff;
-  __m512 r[16], t[16];
+  __m512 r[16];
 #pragma GCC unroll 16
   for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(from + i * ld_from);
-#pragma GCC unroll 8
-  for (int i = 0; i < 16; i += 2) {  // 1-float pairs
-    t[i] = _mm512_maskz_unpacklo_ps(kAll, r[i], r[i + 1]);
-    t[i + 1] = _mm512_maskz_unpackhi_ps(kAll, r[i], r[i + 1]);
-  }
-#pragma GCC unroll 4
-  for (int i = 0; i < 16; i += 4) {  // 2-float pairs
-    for (int k = 0; k < 2; ++k) {
-      r[i + k] = _mm512_castpd_ps(_mm512_maskz_unpacklo_pd(kAll8, _mm512_castps_pd(t[i + k]),
-                                                           _mm512_castps_pd(t[i + k + 2])));
-      r[i + k + 2] = _mm512_castpd_ps(_mm512_maskz_unpackhi_pd(kAll8, _mm512_castps_pd(t[i + k]),
-                                                               _mm512_castps_pd(t[i + k + 2])));
-    }
-  }
-#pragma GCC unroll 2
-  for (int i = 0; i < 16; i += 8) {  // 4-float lanes
-    for (int k = 0; k < 4; ++k) {
-      t[i + k] = _mm512_maskz_shuffle_f32x4(kAll, r[i + k], r[i + k + 4], 0x88);
-      t[i + k + 4] = _mm512_maskz_shuffle_f32x4(kAll, r[i + k], r[i + k + 4], 0xdd);
-    }
-  }
-#pragma GCC unroll 8
-  for (int k = 0; k < 8; ++k) {  // 8-float halves
-    r[k] = _mm512_maskz_shuffle_f32x4(kAll, t[k], t[k + 8], 0x88);
-    r[k + 8] = _mm512_maskz_shuffle_f32x4(kAll, t[k], t[k + 8], 0xdd);
-  }
-  // r[k] now holds column kColumn[k] of `from` (the rounds swap the middle pairs).
-  constexpr int kColumn[16] = {0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15};
+  Transpose16x16(r);
 #pragma GCC unroll 16
-  for (int k = 0; k < 16; ++k) _mm512_storeu_ps(to + kColumn[k] * ld_to, r[k]);
+  for (int k = 0; k < 16; ++k) _mm512_storeu_ps(to + k * ld_to, r[k]);
 }
 
 // Output positions per register tile for V registers of output channels:

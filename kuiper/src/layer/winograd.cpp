@@ -329,8 +329,8 @@ void WinogradOutput(const WinogradGeometry& g, const WinogradChunk& k, int64_t o
 // summation of the oneDNN route, without writing M_e and reading it back
 // between partial sums, or packing anything: one M_e, one thread, GFLOP/s
 // oneDNN -> kernel (C_out x tiles x C_in): 64x196x64 148 -> 193,
-// 128x196x128 130 -> 170, 256x49x256 121 -> 146 (one core's peak is 205-230,
-// as bench_conv measures it).
+// 128x196x128 130 -> 170, 256x49x256 121 -> 146 (on a machine whose core
+// peak bench_conv measured at 205-230; a Zen 4 core's is 117).
 // Rows of V_e and M_e are `ld` floats apart. Every loop over r and n is
 // unrolled, so that s, p and x stay in registers (rolled, GCC kept p in memory).
 #if defined(__x86_64__)
@@ -376,14 +376,16 @@ template <int R, int NV>
   }
 }
 
-// All output channels for NV vectors of tiles from `v` and `m` on: 6 at a
-// time (24 of the 32 registers hold s and p), then the 1 to 5 left.
+// All output channels for NV vectors of tiles from `v` and `m` on: R at a
+// time (24 of the 32 registers hold s and p: 6 with one or two vectors, 4
+// with three), then the 1 to R - 1 left.
 template <int NV>
 [[gnu::target("avx512f")]] void WinogradTileColumn(const float* v, const float* u, float* m,
                                                    int64_t c_in, int64_t c_out, int64_t ld) {
+  constexpr int R = NV == 3 ? 4 : 6;
   int64_t o = 0;
-  for (; o + 6 <= c_out; o += 6) {
-    WinogradTileBlock<6, NV>(v, u + o * c_in, m + o * ld, c_in, ld);
+  for (; o + R <= c_out; o += R) {
+    WinogradTileBlock<R, NV>(v, u + o * c_in, m + o * ld, c_in, ld);
   }
   const float* u_o = u + o * c_in;
   float* m_o = m + o * ld;
@@ -403,16 +405,103 @@ template <int NV>
   }
 }
 
-// 32 tiles at a time (the block of V_e they read, C_in x 32 floats, is read
-// again for every 6 output channels: 32 KB at 256 channels, the size of L1),
-// 16 for the last if ld is not a multiple of 32.
-[[gnu::target("avx512f")]] void WinogradGemmAvx512(const float* v, const float* u, float* m,
-                                                   int64_t c_in, int64_t c_out, int64_t ld) {
-  int64_t t = 0;
-  for (; t + 2 * kLanes <= ld; t += 2 * kLanes) {
-    WinogradTileColumn<2>(v + t, u, m + t, c_in, c_out, ld);
+// At most this many tiles past the last whole vector take WinogradFewTiles
+// instead of a vector of their own.
+constexpr int kFewTiles = 4;
+
+// M_e(o, t) for the T tiles t0 .. t0 + T - 1 (T <= kFewTiles) and every
+// output channel, the register turned around: lanes over 16 output channels,
+// one register per tile. For each block of 16 x 16 weights (16 output
+// channels' rows of U_e, 16 input channels each), a transposition in
+// registers gives a register of 16 output channels' weights per input
+// channel, which is multiplied by the tile's V_e(c, t), broadcast. Each lane
+// adds the same products in the same order as WinogradTileBlock's lane of
+// that tile (16-channel partial sums, then the running sum): the same bits.
+// A 14x14 output (ResNet18's layer3) has 49 tiles: 3 vectors of 16 and one
+// tile, which cost its vector kernel a fourth pass for 1 tile in 16 lanes.
+template <int T>
+[[gnu::target("avx512f")]] void WinogradFewTiles(const float* v, const float* u, float* m,
+                                                 int64_t c_in, int64_t c_out, int64_t ld) {
+  for (int64_t o0 = 0; o0 < c_out; o0 += kLanes) {
+    const int64_t outs = std::min<int64_t>(kLanes, c_out - o0);
+    __m512 s[T];
+#pragma GCC unroll 4
+    for (int t = 0; t < T; ++t) s[t] = _mm512_setzero_ps();
+    for (int64_t c0 = 0; c0 < c_in; c0 += kPartialSumChannels) {
+      const int64_t channels = std::min(kPartialSumChannels, c_in - c0);
+      __m512 w[16];  // w[i] = U_e(o0 + i, c0 ..), then transposed: w[j] = U_e(o0 .., c0 + j)
+#pragma GCC unroll 16
+      for (int i = 0; i < 16; ++i) {
+        w[i] = i < outs ? LoadFirst(u + (o0 + i) * c_in + c0, channels) : _mm512_setzero_ps();
+      }
+      Transpose16x16(w);
+      __m512 p[T];
+#pragma GCC unroll 4
+      for (int t = 0; t < T; ++t) p[t] = _mm512_setzero_ps();
+#pragma GCC unroll 16
+      for (int j = 0; j < 16; ++j) {
+        if (j == channels) break;
+#pragma GCC unroll 4
+        for (int t = 0; t < T; ++t) {
+          p[t] = _mm512_fmadd_ps(_mm512_set1_ps(v[(c0 + j) * ld + t]), w[j], p[t]);
+        }
+      }
+#pragma GCC unroll 4
+      for (int t = 0; t < T; ++t) s[t] = _mm512_add_ps(s[t], p[t]);
+    }
+    for (int t = 0; t < T; ++t) {
+      alignas(64) float lanes[16];
+      _mm512_store_ps(lanes, s[t]);
+      for (int64_t i = 0; i < outs; ++i) m[(o0 + i) * ld + t] = lanes[i];
+    }
   }
-  if (t < ld) WinogradTileColumn<1>(v + t, u, m + t, c_in, c_out, ld);
+}
+
+// Whole vectors of tiles two at a time (the block of V_e they read, C_in x
+// 32 floats, is read again for every 6 output channels: 32 KB at 256
+// channels, the size of L1), the last three together where their count is
+// odd (one vector alone is short of work between its loads: rather 3
+// vectors by 4 channels than 1 by 6), then the tiles past the last whole
+// vector: up to kFewTiles of them on WinogradFewTiles, more as a vector.
+// Against every vector two at a time and the last one alone (bench_conv, 1
+// thread, CPU time, medians of 6 alternated rounds, Zen 4): ResNet18's
+// 256->256 at 14x14 (49 tiles: 3 vectors and 1) 1.50 -> 1.33 ms, 128->128 at
+// 28x28 (196: 12 and 4) 1.38 -> 1.28, 64->64 at 56x56 (784: 49 vectors, the
+// last three together) 0.985 of its time; YOLOv5s's 256->256 at 20x20 (100:
+// 6 and 4) 3.18 -> 2.85. The outputs are the same bits.
+[[gnu::target("avx512f")]] void WinogradGemmAvx512(const float* v, const float* u, float* m,
+                                                   int64_t c_in, int64_t c_out, int64_t ld,
+                                                   int64_t tiles) {
+  const int64_t past = tiles % kLanes;
+  const int64_t vectors =
+      (past == 0 || past > kFewTiles) ? (tiles + kLanes - 1) / kLanes : tiles / kLanes;
+  int64_t t = 0;
+  for (int64_t left = vectors; left > 0;) {
+    if (left == 3) {
+      WinogradTileColumn<3>(v + t, u, m + t, c_in, c_out, ld);
+      break;
+    }
+    if (left == 1) {
+      WinogradTileColumn<1>(v + t, u, m + t, c_in, c_out, ld);
+      break;
+    }
+    WinogradTileColumn<2>(v + t, u, m + t, c_in, c_out, ld);
+    t += 2 * kLanes, left -= 2;
+  }
+  const int64_t few = tiles - vectors * kLanes;  // 0 .. kFewTiles
+  const int64_t t0 = vectors * kLanes;
+  switch (few) {
+    case 1:
+      return WinogradFewTiles<1>(v + t0, u, m + t0, c_in, c_out, ld);
+    case 2:
+      return WinogradFewTiles<2>(v + t0, u, m + t0, c_in, c_out, ld);
+    case 3:
+      return WinogradFewTiles<3>(v + t0, u, m + t0, c_in, c_out, ld);
+    case 4:
+      return WinogradFewTiles<4>(v + t0, u, m + t0, c_in, c_out, ld);
+    default:
+      return;
+  }
 }
 
 #endif
@@ -425,7 +514,9 @@ void WinogradGemm(const WinogradGeometry& g, const WinogradChunk& k, const float
   const float* v_e = k.V(e, 0);
   float* m_e = k.M(e, 0);
 #if defined(__x86_64__)
-  if (kAvx512) return WinogradGemmAvx512(v_e, u_e, m_e, g.in_channels, g.out_channels, k.ld);
+  if (kAvx512) {
+    return WinogradGemmAvx512(v_e, u_e, m_e, g.in_channels, g.out_channels, k.ld, k.tiles);
+  }
 #endif
   for (int64_t c = 0; c < g.in_channels; c += kPartialSumChannels) {
     const int64_t channels = std::min(kPartialSumChannels, g.in_channels - c);
