@@ -472,9 +472,9 @@ template <int T>
 [[gnu::target("avx512f")]] void WinogradGemmAvx512(const float* v, const float* u, float* m,
                                                    int64_t c_in, int64_t c_out, int64_t ld,
                                                    int64_t tiles) {
-  const int64_t past = tiles % kLanes;
-  const int64_t vectors =
-      (past == 0 || past > kFewTiles) ? (tiles + kLanes - 1) / kLanes : tiles / kLanes;
+  const int64_t past = tiles % kLanes;  // tiles past the last whole vector
+  const bool few = past > 0 && past <= kFewTiles;
+  const int64_t vectors = few ? tiles / kLanes : (tiles + kLanes - 1) / kLanes;
   int64_t t = 0;
   for (int64_t left = vectors; left > 0;) {
     if (left == 3) {
@@ -488,19 +488,18 @@ template <int T>
     WinogradTileColumn<2>(v + t, u, m + t, c_in, c_out, ld);
     t += 2 * kLanes, left -= 2;
   }
-  const int64_t few = tiles - vectors * kLanes;  // 0 .. kFewTiles
+  if (!few) return;
   const int64_t t0 = vectors * kLanes;
-  switch (few) {
+  static_assert(kFewTiles == 4, "one case per count of tiles below");
+  switch (past) {
     case 1:
       return WinogradFewTiles<1>(v + t0, u, m + t0, c_in, c_out, ld);
     case 2:
       return WinogradFewTiles<2>(v + t0, u, m + t0, c_in, c_out, ld);
     case 3:
       return WinogradFewTiles<3>(v + t0, u, m + t0, c_in, c_out, ld);
-    case 4:
-      return WinogradFewTiles<4>(v + t0, u, m + t0, c_in, c_out, ld);
     default:
-      return;
+      return WinogradFewTiles<4>(v + t0, u, m + t0, c_in, c_out, ld);
   }
 }
 

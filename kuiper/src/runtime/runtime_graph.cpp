@@ -525,11 +525,13 @@ void RuntimeGraph::PlanOutputs(
   }
   std::map<const RuntimeOperand*, const Block*> block_of;
   for (const Block& block : blocks) block_of[block.operand] = &block;
-  for (const auto& [part, join] : parts) {
-    const Block& block = *block_of.at(join.joined);
-    float* memory = planned_.get() + block.offset + join.offset;
-    for (auto& slot : const_cast<RuntimeOperand*>(part)->datas) {
-      slot = std::make_shared<ftensor>(*shape_of.at(part), memory);
+  for (const auto& [operand, shape] : known) {
+    const auto part = parts.find(operand);
+    if (part == parts.end()) continue;
+    const Block& block = *block_of.at(part->second.joined);
+    float* memory = planned_.get() + block.offset + part->second.offset;
+    for (auto& slot : operand->datas) {
+      slot = std::make_shared<ftensor>(shape, memory);
       memory += block.item_floats;
     }
   }
