@@ -105,13 +105,21 @@ TEST(BufferPlan, ReturnedOutputsAreTheCallersAndOutliveTheNextRun) {
   EXPECT_NE(second.at(0)->values(true), kept);
 }
 
+// The graph of `param` (no weights) twice, built: with its activation
+// buffers planned (the default), and with every operand owning its tensors.
+struct PlannedAndOwned {
+  explicit PlannedAndOwned(const std::string& param) : planned(param, ""), owned(param, "") {
+    owned.set_buffer_planning(false);
+    planned.Build();
+    owned.Build();
+  }
+  RuntimeGraph planned, owned;
+};
+
 // A `?` batch re-plans at each new batch: 1, then 3, then 1 again.
 TEST(BufferPlan, BatchChangeReplansAndMatchesOwnedTensors) {
-  RuntimeGraph planned(kPlanGraphs + "dynamic_batch_5d.pnnx.param", "");
-  RuntimeGraph owned(kPlanGraphs + "dynamic_batch_5d.pnnx.param", "");
-  owned.set_buffer_planning(false);
-  planned.Build();
-  owned.Build();
+  PlannedAndOwned graphs(kPlanGraphs + "dynamic_batch_5d.pnnx.param");
+  RuntimeGraph &planned = graphs.planned, &owned = graphs.owned;
   uint64_t bytes_at_1 = 0;
   for (int batch : {1, 3, 1}) {
     std::vector<sftensor> input;
@@ -175,11 +183,8 @@ TEST(BufferPlan, CatPartsAreComputedInTheirPlaceInTheJoinedTensor) {
 }
 
 TEST(BufferPlan, CatPartsInPlaceGiveExactlyTheOutputOfOwnedTensors) {
-  RuntimeGraph planned(kPlanGraphs + "join_in_place.pnnx.param", "");
-  RuntimeGraph owned(kPlanGraphs + "join_in_place.pnnx.param", "");
-  owned.set_buffer_planning(false);
-  planned.Build();
-  owned.Build();
+  PlannedAndOwned graphs(kPlanGraphs + "join_in_place.pnnx.param");
+  RuntimeGraph &planned = graphs.planned, &owned = graphs.owned;
   for (const int batch : {1, 3, 1}) {
     const std::vector<sftensor> input = JoinInput(batch);
     const auto expected = Values(owned.Forward(input));
