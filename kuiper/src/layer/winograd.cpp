@@ -329,8 +329,8 @@ void WinogradOutput(const WinogradGeometry& g, const WinogradChunk& k, int64_t o
 // summation of the oneDNN route, without writing M_e and reading it back
 // between partial sums, or packing anything: one M_e, one thread, GFLOP/s
 // oneDNN -> kernel (C_out x tiles x C_in): 64x196x64 148 -> 193,
-// 128x196x128 130 -> 170, 256x49x256 121 -> 146 (on a machine whose core
-// peak bench_conv measured at 205-230; a Zen 4 core's is 117).
+// 128x196x128 130 -> 170, 256x49x256 121 -> 146 (on the Intel machine,
+// whose core peak bench_conv measures at 205-230; a Zen 4 core's is 117).
 // Rows of V_e and M_e are `ld` floats apart. Every loop over r and n is
 // unrolled, so that s, p and x stay in registers (rolled, GCC kept p in memory).
 #if defined(__x86_64__)

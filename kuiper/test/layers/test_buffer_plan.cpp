@@ -171,7 +171,8 @@ TEST(BufferPlan, CatPartsAreComputedInTheirPlaceInTheJoinedTensor) {
     for (int n = 0; n < batch; ++n) {
       const float* c = Item(graph, "cat_c", 0, n, /*output=*/true)->raw_ptr();
       const float* e = Item(graph, "cat_e", 0, n, /*output=*/true)->raw_ptr();
-      // Channels of 4x4: part k of a cat starts 16 floats per channel before it.
+      // Each cat's first part starts its item; the second follows the first's
+      // 2 channels of 4x4 floats, 32 floats on.
       EXPECT_EQ(Item(graph, "cat_c", 0, n)->raw_ptr(), c) << "a, item " << n << " of " << batch;
       EXPECT_EQ(Item(graph, "cat_c", 1, n)->raw_ptr(), c + 32)
           << "b, item " << n << " of " << batch;
