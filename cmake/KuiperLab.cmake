@@ -153,6 +153,20 @@ function(kuiper_lab)
     target_link_libraries(${lab}_stretch PRIVATE ${lab}_objects)
     target_compile_options(${lab}_stretch PRIVATE -g)
   endif()
+  # Hidden tests (instructor tree only, never in the student release): every *.cpp of
+  # grading/hidden/<lab>/ becomes the program `<lab>_hidden`, labelled
+  # `courseN_hidden`, test names prefixed `courseN_hidden.`, linked like the lab's program.
+  set(hidden_dir ${PROJECT_SOURCE_DIR}/grading/hidden/${lab})
+  if(KUIPER_HIDDEN AND EXISTS ${hidden_dir})
+    file(GLOB hidden_tests CONFIGURE_DEPENDS ${hidden_dir}/*.cpp)
+    if(hidden_tests)
+      kuiper_add_tests(TARGET ${lab}_hidden LABEL course${ARG_NUMBER}_hidden
+                       PREFIX "course${ARG_NUMBER}_hidden." TIMEOUT ${ARG_TIMEOUT}
+                       ISOLATED LAB ${lab} SOURCES ${hidden_tests})
+      target_link_libraries(${lab}_hidden PRIVATE ${lab}_objects)
+      target_include_directories(${lab}_hidden PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/test)
+    endif()
+  endif()
 endfunction()
 
 # kuiper_link_labs(): called once every lab is declared. Links each ISOLATED test
