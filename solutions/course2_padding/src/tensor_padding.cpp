@@ -12,21 +12,18 @@ void Tensor<float>::Flatten(bool row_major) {
   // TODO(course2): turn the tensor into a 1-D tensor of all its size()
   // elements. With row_major they are read channel by channel, each channel
   // row by row, as torch.flatten reads them; otherwise in storage order
-  // (README §4 works both orders out on a 2x2x3 tensor). Both the storage
+  // (README §3.3 works both orders out on a 2x2x3 tensor). Both the storage
   // (data_) and the logical shape (raw_shapes_) must describe a 1-D tensor
-  // afterwards (README §3: how a 1-D tensor is stored).
+  // afterwards (README §3.2: how a 1-D tensor is stored).
   // ---- your code begins ----
-  const uint32_t n = size();
+  // The channel count of the logical shape: raw_shapes_[0] for a 3-D tensor.
+  const uint32_t c_count = raw_shapes_.size() == 3 ? raw_shapes_[0] : 1;
+  const uint32_t n = c_count * rows() * cols();
   arma::fcube flat(1, n, 1);
-  if (row_major) {
-    // A channel stored column-major lists its transpose row by row.
-    float* out = flat.memptr();
-    for (uint32_t c = 0; c < channels(); ++c) {
-      const arma::fmat transposed = data_.slice(c).t();
-      out = std::copy(transposed.begin(), transposed.end(), out);
-    }
-  } else {
-    std::copy(data_.begin(), data_.end(), flat.begin());
+  float* out = flat.memptr();
+  for (uint32_t c = 0; c < c_count; ++c) {
+    const arma::fmat channel = row_major ? arma::fmat(data_.slice(c).t()) : data_.slice(c);
+    out = std::copy(channel.begin(), channel.end(), out);
   }
   data_ = std::move(flat);
   raw_shapes_ = {n};
@@ -36,10 +33,10 @@ void Tensor<float>::Flatten(bool row_major) {
 void Tensor<float>::Padding(const std::vector<uint32_t>& pads, float padding_value) {
   // TODO(course2): grow every channel by pads = {top, bottom, left, right}
   // rows and columns of padding_value, keeping the old values where they were
-  // relative to each other (README §5 gives the formula and a worked example).
+  // relative to each other (README §3.4 gives the formula and a worked example).
   // Refuse a pads of the wrong length, an empty tensor and pads that make a
   // side longer than a uint32_t holds with a ShapeError.
-  // Then give the result its logical rank by the rules of README §6: they
+  // Then give the result its logical rank by the rules of README §3.5: they
   // depend on the rank the tensor had, not only on the new shape.
   // ---- your code begins ----
   if (pads.size() != 4) {
