@@ -16,14 +16,17 @@ void Tensor<float>::Flatten(bool row_major) {
   // (data_) and the logical shape (raw_shapes_) must describe a 1-D tensor
   // afterwards (README §3.2: how a 1-D tensor is stored).
   // ---- your code begins ----
-  // The channel count of the logical shape: raw_shapes_[0] for a 3-D tensor.
-  const uint32_t c_count = raw_shapes_.size() == 3 ? raw_shapes_[0] : 1;
-  const uint32_t n = c_count * rows() * cols();
+  const uint32_t n = size();
   arma::fcube flat(1, n, 1);
-  float* out = flat.memptr();
-  for (uint32_t c = 0; c < c_count; ++c) {
-    const arma::fmat channel = row_major ? arma::fmat(data_.slice(c).t()) : data_.slice(c);
-    out = std::copy(channel.begin(), channel.end(), out);
+  if (row_major) {
+    // A channel stored column-major lists its transpose row by row.
+    float* out = flat.memptr();
+    for (uint32_t c = 0; c < channels(); ++c) {
+      const arma::fmat transposed = data_.slice(c).t();
+      out = std::copy(transposed.begin(), transposed.end(), out);
+    }
+  } else {
+    std::copy(data_.begin(), data_.end(), flat.begin());
   }
   data_ = std::move(flat);
   raw_shapes_ = {n};
