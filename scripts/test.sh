@@ -6,7 +6,9 @@
 #     does every end-to-end test (ResNet18, YOLOv5s in label final);
 #   - tools/labs check (skeletons equal their solutions outside the fences);
 #   - the handouts: each README.md has a README.zh-CN.md with the same headings, code blocks
-#     and figures (scripts/check_handouts.py), and every figure they show exists;
+#     and figures, every lab handout has the ten sections of one shape and none of the
+#     Chinese renderings docs/glossary.md rules out (scripts/check_handouts.py), and every
+#     figure they show exists;
 #   - the student walk (scripts/student_walk.py, in a copy of the tree under build/walk):
 #     filling one lab from solutions/ flips exactly that lab, and a lab that does not
 #     compile leaves the other grades of `tools/labs grade` unchanged;
