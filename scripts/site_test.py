@@ -15,7 +15,7 @@ the pages the course links to; --all-api: all), checking:
 and saves screenshots of lab 6 at 1280 px wide in build/site/screens/.
 Prints one line per failure and a summary; exits 1 when anything failed.
 usage: site_test.py [--site DIR] [--no-install] [--all-api]
-Installs chromium, chromium-driver and python3-selenium from Debian when missing.
+Installs chromium, chromium-driver, python3-selenium and a CJK font from Debian when missing.
 """
 
 import argparse
@@ -33,7 +33,8 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-PACKAGES = ["chromium", "chromium-driver", "python3-selenium"]
+# fonts-wqy-microhei: without a CJK font the Chinese screenshots show boxes.
+PACKAGES = ["chromium", "chromium-driver", "python3-selenium", "fonts-wqy-microhei"]
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 SEARCHES = [("en", "im2col", "course6_conv/index.html"), ("zh", "拓扑排序", "course4_topo/index.html")]
 SCREEN_PAGE = "course6_conv/index.html"
@@ -121,6 +122,12 @@ class Checker:
                         params["response"]["url"] != self.base + "favicon.ico":
                     self.fail(page, f"HTTP {params['response']['status']}: {params['response']['url']}")
 
+    def visit_safely(self, path):
+        try:
+            self.visit(path)
+        except Exception as e:  # a page the checks cannot walk is a failure, not a crash
+            self.fail(path, f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+
     def visit(self, path):
         d = self.driver
         d.get(self.base + path)
@@ -150,17 +157,16 @@ class Checker:
         n = d.execute_script("return document.querySelectorAll('details').length")
         for i in range(n):
             self.counts["hints"] += 1
-            state = d.execute_script("""
+            open_on_load, summary = d.execute_script("""
                 const det = document.querySelectorAll('details')[arguments[0]];
-                const before = det.open;
-                det.querySelector('summary').scrollIntoView({block: 'center'});
-                return before;""", i)
-            if state:
+                const open = det.open, s = det.querySelector(':scope > summary');
+                det.open = false;  // so that the click below is tested even so
+                if (s) s.scrollIntoView({block: 'center'});
+                return [open, s];""", i)
+            if open_on_load:
                 self.fail(path, f"hint {i + 1} is open on load")
-            summary = d.execute_script(
-                "return document.querySelectorAll('details')[arguments[0]].querySelector('summary')", i)
             if summary is None:
-                self.fail(path, f"hint {i + 1} has no <summary>")
+                self.fail(path, f"hint {i + 1} has no <summary> to click")
                 continue
             summary.click()
             if not d.execute_script("return document.querySelectorAll('details')[arguments[0]].open", i):
@@ -279,12 +285,12 @@ def main():
         driver.get("about:blank")
         driver.get_log("browser"), driver.get_log("performance")  # the browser's own start
         for page in pages:
-            c.visit(page)
+            c.visit_safely(page)
         linked_api = sorted({urllib.parse.unquote(h[len(base):].split("#")[0])
                              for _, h in c.links if h.startswith(base + "api/")})
         for page in (every if args.all_api else linked_api):
             if page.startswith("api/") and page not in c.ids and page in every:
-                c.visit(page)
+                c.visit_safely(page)
         c.check_links()
         for page in pages:
             if page.startswith("en/") and page not in ("en/search.html", "en/genindex.html"):

@@ -38,7 +38,7 @@ STUDENT_SECTIONS = re.compile(
 TIME_SECTION = re.compile(r"^##\s+2\.\s+(Time and difficulty|时间与难度)\s*$")
 HOURS = re.compile(
     r"(\d+(?:\.\d+)?(?:\s*(?:–|-|to|~|～|至|到)\s*\d+(?:\.\d+)?)?)\s*(?:hours?\b|h\b|小时)")
-STARS = re.compile(r"★+")
+STARS = re.compile(r"★[★☆]*")
 FENCE = re.compile(r"^\s*(```+|~~~+)")
 # [text](target) or ![alt](target "title"); text may hold one level of brackets.
 LINK = re.compile(r'(!?)\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(\s*<?([^)\s>]*)>?(\s+"[^"]*")?\s*\)')
