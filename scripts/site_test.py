@@ -11,7 +11,8 @@ the pages the course links to; --all-api: all), checking:
   - every hint (<details>) is closed on load and open after a click on its summary;
   - the language switch (#lang-switch, and the handout's own first-line link) lands on
     the same page in the other language;
-  - searching "im2col" in English finds lab 6, "拓扑排序" in Chinese finds lab 4;
+  - searching "im2col" in English finds lab 6, "拓扑排序" in Chinese finds lab 4, served
+    and from file:// (where lab 6's figures must show too);
 and saves screenshots of lab 6 at 1280 px wide in build/site/screens/.
 Prints one line per failure and a summary; exits 1 when anything failed.
 usage: site_test.py [--site DIR] [--no-install] [--all-api]
@@ -111,7 +112,7 @@ class Checker:
                     continue
                 if scheme in ("http", "https", "ws", "wss") and not url.startswith(self.base):
                     self.fail(page, f"request to another host: {url}")
-                elif scheme not in ("http", "data", "blob", "about"):
+                elif scheme not in ("http", "data", "blob", "about", "file"):
                     self.fail(page, f"unexpected request: {url}")
             elif method == "Network.loadingFailed":
                 if not params.get("canceled"):
@@ -215,12 +216,15 @@ class Checker:
             elif frag and target in self.ids and urllib.parse.unquote(frag) not in self.ids[target]:
                 self.fail(page, f"link to a missing anchor: {href}")
 
-    def check_search(self):
+    def check_search(self, base=None):
         from selenium.webdriver.support.ui import WebDriverWait
         d = self.driver
+        base = base or self.base
         for lang, query, want in SEARCHES:
             page = f"{lang}/search.html"
-            d.get(f"{self.base}{page}?q={urllib.parse.quote(query)}")
+            if base != self.base:
+                page += " (file://)"
+            d.get(f"{base}{lang}/search.html?q={urllib.parse.quote(query)}")
             try:
                 WebDriverWait(d, 20).until(lambda drv: drv.execute_script(
                     "const s = document.querySelector('#search-results p.search-summary');"
@@ -234,6 +238,18 @@ class Checker:
             if not any(h.split("?")[0].split("#")[0].endswith(f"{lang}/{want}") for h in hits):
                 self.fail(page, f"searching {query} does not find {lang}/{want} (found {hits})")
             self.drain_logs(page)
+
+    def check_file_url(self):
+        """The site opened from disk: a lab's figures show and the search works."""
+        d = self.driver
+        base = "file://" + urllib.parse.quote(self.site) + "/"
+        d.get(base + "en/" + SCREEN_PAGE)
+        bad = d.execute_script("return Array.from(document.images)"
+                               ".filter(i => i.naturalWidth === 0).map(i => i.getAttribute('src'))")
+        for src in bad:
+            self.fail("en/" + SCREEN_PAGE + " (file://)", f"image does not load: {src}")
+        self.drain_logs("en/" + SCREEN_PAGE + " (file://)")
+        self.check_search(base)
 
     def screenshots(self):
         d = self.driver
@@ -297,6 +313,7 @@ def main():
                 c.check_switch(page)
                 c.check_switch("zh/" + page[3:])
         c.check_search()
+        c.check_file_url()
         saved = c.screenshots()
     finally:
         driver.quit()

@@ -43,3 +43,5 @@ html_last_updated_fmt = None
 suppress_warnings = ["myst.header"]
 # Named by every page, so that browsers do not ask the host for /favicon.ico.
 html_favicon = "_static/favicon.svg"
+# From file:// the search lists its results without the summaries it cannot fetch.
+html_js_files = ["file_protocol.js"]
