@@ -156,6 +156,10 @@ class Checker:
     def check_hints(self, path):
         d = self.driver
         n = d.execute_script("return document.querySelectorAll('details').length")
+        if n == 0 and path.split("/")[1].startswith("course"):
+            # Every lab's handout has graded hints (section Hints): none means they were
+            # rendered as text, not as <details>.
+            self.fail(path, "a lab page without any hint (<details>)")
         for i in range(n):
             self.counts["hints"] += 1
             open_on_load, summary = d.execute_script("""
