@@ -15,7 +15,8 @@
 #   - the solutions under AddressSanitizer + UndefinedBehaviorSanitizer (preset asan, built
 #     -O1 -g1 so that reports still name file and line; each test program runs once, all its
 #     tests in one process): every test but the Python-only label tools passes and no
-#     sanitizer reports anything.
+#     sanitizer reports anything;
+#   - the course website (scripts/site.sh, scripts/site_test.py; docs/site.md).
 # Compiles through ccache when installed (scripts/common.sh use_ccache; cache in
 # build/ccache): the student build and the walk reuse the solutions build's objects.
 # The last line is "N passed, M failed"; the exit status is 0 iff M == 0.
@@ -49,7 +50,7 @@ for arg in "$@"; do
     --quick) install=0 quick=1 ;;
     --build-labs) build_labs=1 ;;
     --class) full_class=1 ;;
-    -h|--help) sed -n '2,36s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,37s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) echo "scripts/test.sh: unknown option $arg (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -218,6 +219,14 @@ if [[ ${built[asan]} -eq 0 ]]; then
 else
   echo "  (asan tests not run: the build failed)"
 fi
+
+# The course website (docs/site.md): both languages built from the handouts, then checked in
+# headless Chromium (links, images, hints, language switch, search, no other host).
+site_opts=(); [[ $install -eq 1 ]] || site_opts=(--no-install)
+status=0
+logged site scripts/site.sh "${site_opts[@]}" &&
+  logged site-test /usr/bin/python3 scripts/site_test.py "${site_opts[@]}" || status=$?
+record "site: built in both languages and checked in Chromium (build/site)" $status
 
 echo "(scripts/test.sh took $((SECONDS / 60)) min $((SECONDS % 60)) s after the packages)"
 echo "$passed passed, $failed failed"
