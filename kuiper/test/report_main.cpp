@@ -25,8 +25,10 @@
 
 namespace {
 
-std::string report_secret;  // empty: no grader
-int report_fd = -1;
+// Plain arrays and ints: constant-initialised, so no later static initialiser of this file
+// resets what the priority-101 constructor wrote (a std::string member could be).
+constinit char report_secret[64] = {};  // empty: no grader
+constinit int report_fd = -1;
 
 __attribute__((constructor(101))) void ReadReportSecret() {
   const char* spec = std::getenv("KUIPER_REPORT_FD");
@@ -34,13 +36,11 @@ __attribute__((constructor(101))) void ReadReportSecret() {
   int secret_fd = -1, out_fd = -1;
   if (std::sscanf(spec, "%d,%d", &secret_fd, &out_fd) != 2) std::_Exit(97);
   unsetenv("KUIPER_REPORT_FD");
-  char buffer[128];
-  ssize_t length = read(secret_fd, buffer, sizeof(buffer) - 1);
+  ssize_t length = read(secret_fd, report_secret, sizeof(report_secret) - 1);
   close(secret_fd);
   if (length <= 0) std::_Exit(97);
-  buffer[length] = '\0';
-  buffer[std::strcspn(buffer, "\r\n")] = '\0';
-  report_secret = buffer;
+  report_secret[length] = '\0';
+  report_secret[std::strcspn(report_secret, "\r\n")] = '\0';
   report_fd = out_fd;
   fcntl(report_fd, F_SETFD, FD_CLOEXEC);  // a program the test starts does not inherit it
 }
@@ -48,7 +48,7 @@ __attribute__((constructor(101))) void ReadReportSecret() {
 // One line, in one write(): the grader reads lines, and a pipe write of at most PIPE_BUF
 // bytes is atomic.
 void Report(const std::string& what, const std::string& name, const std::string& detail = "") {
-  std::string line = report_secret + " " + what + " " + name;
+  std::string line = std::string(report_secret) + " " + what + " " + name;
   if (!detail.empty()) line += " " + detail;
   if (line.size() > 1000) line.resize(1000);
   line += '\n';
@@ -87,7 +87,7 @@ class ReportListener : public ::testing::EmptyTestEventListener {
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  if (!report_secret.empty()) {
+  if (report_secret[0] != '\0') {
     // GoogleTest's listener list takes ownership of a raw pointer.
     ::testing::UnitTest::GetInstance()->listeners().Append(new ReportListener);
   }
