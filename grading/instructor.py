@@ -340,8 +340,9 @@ def _chown_tree(path, uid, gid):
             os.chown(os.path.join(dirpath, name), uid, gid, follow_symlinks=False)
 
 
-def grade_submission(plan, rubric, student, source, work, slot=0, labels=None):
-    """Grades one submission; returns a Report. work: a scratch folder of its own."""
+def grade_submission(plan, rubric, student, source, work, slot=0, labels=None, build_jobs=1):
+    """Grades one submission; returns a Report. work: a scratch folder of its own.
+    build_jobs: labs compiled at once (the tests then run one program at a time)."""
     started = time.monotonic()
     work = Path(work)
     if work.exists():
@@ -360,20 +361,29 @@ def grade_submission(plan, rubric, student, source, work, slot=0, labels=None):
     build = Path(plan["build"])
     tree = Path(plan["tree"])
     log = work / "build.log"
-    reports = []
-    for lab in plan["labs"]:
-        if labels and lab["label"] not in labels:
-            continue
-        title = rubric.labs.get(lab["label"], {}).get("title", lab["dir"])
-        report = LabReport(lab["label"], title, [])
-        reports.append(report)
+    for d in ("src", "obj", "bin"):
+        (work / d).mkdir()
+        if sandbox.uid is not None:
+            os.chown(work / d, sandbox.uid, sandbox.gid)
+    chosen = [lab for lab in plan["labs"] if not labels or lab["label"] in labels]
+    reports = [LabReport(lab["label"], rubric.labs.get(lab["label"], {}).get("title", lab["dir"]),
+                         []) for lab in chosen]
+
+    def build_one(lab, report):
+        if not any(s["path"] in taken.files for s in lab["sources"]):
+            return "no files submitted for this lab"
+        return _build_lab(lab, taken, tree, build, sandbox, work, report,
+                          work / f"build-{lab['label']}.log")
+
+    with ThreadPoolExecutor(max_workers=build_jobs) as pool:
+        problems = list(pool.map(build_one, chosen, reports))
+    if os.geteuid() == 0:  # no new program can be put beside the built ones
+        os.chown(work / "bin", 0, 0)
+        os.chmod(work / "bin", 0o755)
+    for lab, report, problem in zip(chosen, reports, problems):
+        report.problem = problem
         expected = {f"{p['prefix']}.{t}": None for p in lab["programs"] for t in p["tests"]}
         failed = {name: grading.Result(False) for name in expected}
-        present = [s for s in lab["sources"] if s["path"] in taken.files]
-        if not present:
-            report.problem = "no files submitted for this lab"
-        else:
-            report.problem = _build_lab(lab, taken, tree, build, sandbox, work, report, log)
         if report.problem:
             report.scores = grading.score_lab(rubric, lab["label"], failed, report.problem)
             continue
@@ -398,8 +408,6 @@ def _build_lab(lab, taken, tree, build, sandbox, work, report, log):
     """Compiles and links the lab's programs for this submission; returns None or why the
     lab earns nothing."""
     src_dir, obj_dir, bin_dir = work / "src", work / "obj", work / "bin"
-    for d in (src_dir, obj_dir, bin_dir):
-        d.mkdir(exist_ok=True)
     objects = {}
     for source in lab["sources"]:
         skeleton = (tree / source["path"]).read_text(encoding="utf-8")
@@ -417,9 +425,7 @@ def _build_lab(lab, taken, tree, build, sandbox, work, report, log):
         target.write_text(text, encoding="utf-8")
         objects[source["object"]] = obj_dir / (source["path"].replace("/", "__") + ".o")
     if sandbox.uid is not None:
-        _chown_tree(work / "src", sandbox.uid, sandbox.gid)
-        _chown_tree(obj_dir, sandbox.uid, sandbox.gid)
-        _chown_tree(bin_dir, sandbox.uid, sandbox.gid)
+        _chown_tree(src_dir / lab["dir"], sandbox.uid, sandbox.gid)
     for source in lab["sources"]:
         argv = list(source["argv"])
         argv[argv.index("-o") + 1] = str(objects[source["object"]])
@@ -432,7 +438,7 @@ def _build_lab(lab, taken, tree, build, sandbox, work, report, log):
         if FORBIDDEN_SECTIONS.search(sections):
             return (f"{source['path']}: rejected: it runs code before the test harness starts "
                     f"(a constructor with a priority, or an init section of its own)")
-        keep = work / "keep.txt"
+        keep = obj.with_suffix(".keep")
         keep.write_text("\n".join(source["keep_global"]) + "\n")
         run(["objcopy", f"--keep-global-symbols={keep}", str(obj)])
     for program in lab["programs"]:
@@ -441,8 +447,10 @@ def _build_lab(lab, taken, tree, build, sandbox, work, report, log):
         status, output = _as_sandbox(sandbox, argv, plan_build_dir(build), 300, log)
         if status != 0:
             return f"does not link: {_first_error(output)}"
-    for path in [bin_dir, *bin_dir.iterdir()]:  # the tested code cannot rewrite a program
-        os.chown(path, 0, 0) if os.geteuid() == 0 else None
+    for program in lab["programs"]:  # the tested code cannot rewrite a program
+        path = bin_dir / program["target"]
+        if os.geteuid() == 0:
+            os.chown(path, 0, 0)
         os.chmod(path, 0o755)
     return None
 
@@ -601,7 +609,7 @@ def cmd_run(args):
     rubric = grading.load_rubric(root / "source" / "grading" / "rubric.toml")
     plan = load_plan(root / "source")
     report = grade_submission(plan, rubric, "submission", root / "submission",
-                              Path(args.work or (root / "work")))
+                              Path(args.work or (root / "work")), build_jobs=os.cpu_count() or 2)
     results = root / "results"
     results.mkdir(parents=True, exist_ok=True)
     (results / "results.json").write_text(json.dumps(gradescope_results(report, rubric), indent=1))

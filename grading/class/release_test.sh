@@ -31,7 +31,8 @@ echo "release-check catches a pasted solution line: $(tail -n 1 "$out/pasted.log
 rm -rf "$out/pasted"
 
 # The release's own test command, as its README gives it.
-command=$(grep -m1 -oE '^scripts/test\.sh[^#]*' "$out/tree/README.md" | sed 's/ *$//')
+# The README's test command: a line that is `scripts/test.sh` with no options.
+command=$(grep -m1 -E '^scripts/test\.sh *(#.*)?$' "$out/tree/README.md" | sed 's/ *#.*//; s/ *$//')
 [[ -n $command ]] || { echo "the release README names no scripts/test.sh command"; exit 1; }
 if [[ -d build/models ]]; then  # the trained and generated models: made once, not again
   mkdir -p "$out/tree/build"
