@@ -50,8 +50,7 @@ TEST(HiddenSigmoidLayer, SlotWithTheSameSizeButAnotherShapeIsReplaced) {
   for (const std::vector<uint32_t>& slot_shape :
        std::vector<std::vector<uint32_t>>{{6}, {3, 2}, {1, 2, 3}}) {
     std::vector<sftensor> outputs = {TensorCreate(slot_shape)};
-    ASSERT_EQ(layer.Forward({HiddenRamp({2, 3}, -1.f, 0.5f)}, outputs),
-              InferStatus::kInferSuccess);
+    ASSERT_EQ(layer.Forward({HiddenRamp({2, 3}, -1.f, 0.5f)}, outputs), InferStatus::kInferSuccess);
     EXPECT_EQ(outputs[0]->raw_shapes(), std::vector<uint32_t>({2, 3}))
         << "slot of " << slot_shape.size() << " dimensions; outputs[i] gets the raw_shapes of "
         << "inputs[i]; see README \"Computing a batch\"";
@@ -83,9 +82,9 @@ TEST(HiddenSigmoidLayer, FailedCheckCreatesNoOutput) {
   SigmoidLayer layer;
   sftensor wrong_shape = TensorCreate(1, 1, 1);
   std::vector<sftensor> outputs = {nullptr, wrong_shape, nullptr};
-  EXPECT_EQ(layer.Forward({HiddenRamp({1, 1, 2}, 0, 1), HiddenRamp({2, 2}, 0, 1), nullptr},
-                          outputs),
-            InferStatus::kInferFailedInputEmpty);
+  EXPECT_EQ(
+      layer.Forward({HiddenRamp({1, 1, 2}, 0, 1), HiddenRamp({2, 2}, 0, 1), nullptr}, outputs),
+      InferStatus::kInferFailedInputEmpty);
   EXPECT_EQ(outputs[0], nullptr) << "see README \"What Forward must check\"";
   EXPECT_EQ(outputs[1], wrong_shape) << "see README \"What Forward must check\"";
   EXPECT_EQ(outputs[2], nullptr) << "see README \"What Forward must check\"";

@@ -19,8 +19,9 @@ void Axby(const arma::fmat& x, const arma::fmat& w, const arma::fmat& b, arma::f
   // ---- your code begins ----
   // Wrong: one check per rule, and only the first message gives every shape.
   if (w.n_cols != x.n_rows) {
-    throw ShapeError(fmt::format("Axby: w is {}x{}, x is {}x{}, b is {}x{}: inner dimensions differ",
-                                 w.n_rows, w.n_cols, x.n_rows, x.n_cols, b.n_rows, b.n_cols));
+    throw ShapeError(
+        fmt::format("Axby: w is {}x{}, x is {}x{}, b is {}x{}: inner dimensions differ", w.n_rows,
+                    w.n_cols, x.n_rows, x.n_cols, b.n_rows, b.n_cols));
   }
   if (b.n_rows != w.n_rows) {
     throw ShapeError(fmt::format("Axby: b has {} rows, expected {}", b.n_rows, w.n_rows));

@@ -52,8 +52,8 @@ void Tensor<float>::Padding(const std::vector<uint32_t>& pads, float padding_val
   // Wrong: each pad is checked against the room left, but not their sum.
   const uint64_t rows64 = uint64_t{rows()} + top + bottom;
   const uint64_t cols64 = uint64_t{cols()} + left + right;
-  if (top > UINT32_MAX - rows() || bottom > UINT32_MAX - rows() ||
-      left > UINT32_MAX - cols() || right > UINT32_MAX - cols()) {
+  if (top > UINT32_MAX - rows() || bottom > UINT32_MAX - rows() || left > UINT32_MAX - cols() ||
+      right > UINT32_MAX - cols()) {
     throw ShapeError(
         fmt::format("Padding: pads {{{}, {}, {}, {}}} on {}x{} channels give {}x{}, "
                     "more than a uint32_t holds",
