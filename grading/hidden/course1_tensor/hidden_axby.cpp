@@ -31,12 +31,12 @@ float HiddenExpMinus(float x) { return float(std::exp(-double(x))); }
 
 TEST(HiddenAxby, OneByOneBiasIsNotBroadcastOverSeveralRows) {
   // b is 1x1 but the result is 3x4: b is neither m x n nor m x 1. A scalar
-  // bias broadcast as in NumPy is not one of the two forms of README §4.
+  // bias broadcast as in NumPy is not one of the two forms of README §3.3.
   arma::fmat y;
   EXPECT_THROW(Axby(arma::fmat(2, 4, arma::fill::ones), arma::fmat(3, 2, arma::fill::ones),
                     arma::fmat(1, 1, arma::fill::ones), y),
                ShapeError)
-      << "b is 1x1 for a 3x4 result; see README §3 (shape rules)";
+      << "b is 1x1 for a 3x4 result; see README §3.2 (shape rules)";
 }
 
 TEST(HiddenAxby, ColumnBiasWithTheWrongRowCountThrowsShapeError) {
@@ -45,11 +45,11 @@ TEST(HiddenAxby, ColumnBiasWithTheWrongRowCountThrowsShapeError) {
   EXPECT_THROW(Axby(arma::fmat(2, 5, arma::fill::ones), arma::fmat(4, 2, arma::fill::ones),
                     arma::fmat(3, 1, arma::fill::ones), y),
                ShapeError)
-      << "b is 3x1 for a 4x5 result; see README §3 (shape rules)";
+      << "b is 3x1 for a 4x5 result; see README §3.2 (shape rules)";
   EXPECT_THROW(Axby(arma::fmat(2, 5, arma::fill::ones), arma::fmat(4, 2, arma::fill::ones),
                     arma::fmat(6, 1, arma::fill::ones), y),
                ShapeError)
-      << "b is 6x1 for a 4x5 result; see README §3 (shape rules)";
+      << "b is 6x1 for a 4x5 result; see README §3.2 (shape rules)";
 }
 
 TEST(HiddenAxby, BiasShapeErrorMessageGivesEveryShape) {
@@ -62,7 +62,7 @@ TEST(HiddenAxby, BiasShapeErrorMessageGivesEveryShape) {
   } catch (const ShapeError& e) {
     what = e.what();
   }
-  ASSERT_FALSE(what.empty()) << "expected a ShapeError; see README §3 (shape rules)";
+  ASSERT_FALSE(what.empty()) << "expected a ShapeError; see README §3.2 (shape rules)";
   for (const char* shape : {"2x5", "4x2", "3x5"}) {
     EXPECT_NE(what.find(shape), std::string::npos)
         << "every ShapeError gives every shape as RxC, " << shape << " is missing from: " << what;
@@ -80,7 +80,7 @@ TEST(HiddenAxby, OutputMayBeTheInputWhenTheResultHasAnotherShape) {
   ASSERT_EQ(x.n_rows, 3u);
   ASSERT_EQ(x.n_cols, 3u);
   for (arma::uword i = 0; i < expected.n_elem; ++i) {
-    EXPECT_EQ(x(i), expected(i)) << "element " << i << "; y may be x itself (README §3)";
+    EXPECT_EQ(x(i), expected(i)) << "element " << i << "; y may be x itself (README §3.2)";
   }
 }
 
@@ -110,9 +110,9 @@ TEST(HiddenEPowerMinus, ExactAcrossTheSubnormalRange) {
   for (arma::uword i = 0; i < x.n_elem; ++i) {
     const float expected = HiddenExpMinus(x(i));
     if (expected < std::numeric_limits<float>::min()) {
-      EXPECT_EQ(y(i), expected) << "e^-" << x(i) << "; see README §5 (the float range)";
+      EXPECT_EQ(y(i), expected) << "e^-" << x(i) << "; see README §3.4 (the float range)";
     } else {
-      EXPECT_FLOAT_EQ(y(i), expected) << "e^-" << x(i) << "; see README §5 (the float range)";
+      EXPECT_FLOAT_EQ(y(i), expected) << "e^-" << x(i) << "; see README §3.4 (the float range)";
     }
   }
 }
@@ -125,8 +125,8 @@ TEST(HiddenEPowerMinus, FiniteUpToTheOverflowEdge) {
   EPowerMinus(x, y);
   ASSERT_EQ(y.n_elem, 4u);
   for (arma::uword i = 0; i < x.n_elem; ++i) {
-    EXPECT_TRUE(std::isfinite(y(i))) << "e^" << -x(i) << " fits a float; see README §5";
-    EXPECT_FLOAT_EQ(y(i), HiddenExpMinus(x(i))) << "e^" << -x(i) << "; see README §5";
+    EXPECT_TRUE(std::isfinite(y(i))) << "e^" << -x(i) << " fits a float; see README §3.4";
+    EXPECT_FLOAT_EQ(y(i), HiddenExpMinus(x(i))) << "e^" << -x(i) << "; see README §3.4";
   }
 }
 

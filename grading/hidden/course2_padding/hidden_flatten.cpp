@@ -10,7 +10,7 @@ namespace {
 
 TEST(HiddenFlatten, DefaultConstructedTensorFlattensToZeroElements) {
   // ftensor() has no dimensions and no element: like ftensor(2, 0, 3) it
-  // becomes the 1-D tensor of 0 elements (README §4). Its element count is
+  // becomes the 1-D tensor of 0 elements (README §3.3). Its element count is
   // size() = 0, not the product of an empty list of dimensions (1).
   for (bool row_major : {true, false}) {
     ftensor t;

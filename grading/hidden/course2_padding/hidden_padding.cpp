@@ -18,10 +18,10 @@ TEST(HiddenPadding, PadsThatOverflowOnlyTogetherThrow) {
   const uint32_t half = uint32_t{1} << 31;
   ftensor tall(1, 3, 4);
   EXPECT_THROW(tall.Padding({half, half, 0, 0}, 0.f), ShapeError)
-      << "rows + top + bottom = 2^32 + 3; see README §5 (errors)";
+      << "rows + top + bottom = 2^32 + 3; see README §3.4 (errors)";
   ftensor wide(1, 3, 4);
   EXPECT_THROW(wide.Padding({0, 0, half, half}, 0.f), ShapeError)
-      << "cols + left + right = 2^32 + 4; see README §5 (errors)";
+      << "cols + left + right = 2^32 + 4; see README §3.4 (errors)";
 }
 
 TEST(HiddenPadding, TensorWithChannelsButNoRowsThrows) {
@@ -29,21 +29,21 @@ TEST(HiddenPadding, TensorWithChannelsButNoRowsThrows) {
   ftensor t(2, 0, 3);
   ASSERT_TRUE(t.empty());
   EXPECT_THROW(t.Padding({1, 1, 1, 1}, 0.f), ShapeError)
-      << "a tensor without elements is empty; see README §5 (errors)";
+      << "a tensor without elements is empty; see README §3.4 (errors)";
 }
 
 TEST(HiddenPadding, TensorWithChannelsButNoColumnsThrows) {
   ftensor t(3, 2, 0);
   ASSERT_TRUE(t.empty());
   EXPECT_THROW(t.Padding({0, 0, 1, 1}, 0.f), ShapeError)
-      << "a tensor without elements is empty; see README §5 (errors)";
+      << "a tensor without elements is empty; see README §3.4 (errors)";
 }
 
 TEST(HiddenPadding, EmptyTensorThrowsEvenForZeroPads) {
   // "Padding by zero leaves the tensor as it was" holds for a tensor that can
   // be padded; an empty one is refused whatever the pads.
   ftensor t;
-  EXPECT_THROW(t.Padding({0, 0, 0, 0}, 0.f), ShapeError) << "see README §5 (errors)";
+  EXPECT_THROW(t.Padding({0, 0, 0, 0}, 0.f), ShapeError) << "see README §3.4 (errors)";
 }
 
 }  // namespace

@@ -29,13 +29,15 @@ InferStatus SigmoidLayer::Forward(const std::vector<sftensor>& inputs,
   if (inputs.empty()) return InferStatus::kInferFailedInputEmpty;
   if (outputs.empty()) return InferStatus::kInferFailedOutputEmpty;
   if (inputs.size() != outputs.size()) return InferStatus::kInferFailedInputOutSizeMatchError;
-  // Wrong: each input is checked in the loop that gives the outputs their
-  // tensors, so a bad input late in the batch leaves earlier slots changed.
+  // Wrong: the loop that checks the inputs also gives every empty slot a
+  // tensor, so a bad input late in the batch leaves earlier slots filled.
   const int batch = static_cast<int>(inputs.size());
   for (int i = 0; i < batch; ++i) {
     if (!inputs[i] || inputs[i]->empty()) return InferStatus::kInferFailedInputEmpty;
-    EnsureOutput(outputs[i], inputs[i]->raw_shapes());
+    if (!outputs[i]) outputs[i] = TensorCreate(inputs[i]->raw_shapes());
   }
+  // Allocation may throw, so it happens before the parallel loop.
+  for (int i = 0; i < batch; ++i) EnsureOutput(outputs[i], inputs[i]->raw_shapes());
 #pragma omp parallel for
   for (int i = 0; i < batch; ++i) {
     const float* x = inputs[i]->raw_ptr();
