@@ -392,7 +392,7 @@ def print_lab(label, title, scores, compile_error=None, out=sys.stdout):
         head += f"  + {bonus:g} bonus"
     print(f"{head}  {title}", file=out)
     if compile_error:
-        print(f"  does not compile: {compile_error}", file=out)
+        print(f"  {compile_error}", file=out)
         return
     for s in scores:
         b = s.behaviour

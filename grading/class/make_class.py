@@ -106,14 +106,11 @@ def hostile_kinds(secrets):
             'failures=\\"0\\"><testsuite name=\\"Axby\\" tests=\\"19\\"/></testsuites>", f); std::fclose(f); }'
             " std::fflush(stdout); std::_Exit(0);"))},
          {"course1": 0}, "gtest's PASSED line on stdout and a JUnit file, then _Exit(0)"),
-        ("h10_reads_secrets", {COURSE1: sol.replace(
-            "y = w * x;",
-            "{\n    const char* paths[] = {\n" + reads + "\n    };\n    bool read_one = false;\n"
-            "    for (const char* p : paths) {\n"
-            "      if (std::FILE* f = std::fopen(p, \"r\")) { read_one = true; std::fclose(f); }\n"
-            "    }\n    y = read_one ? arma::fmat(w * x) : arma::fmat(w * x * 3.0f);\n  }", 1).replace(
-            "y = arma::exp(-x);",
-            "y = arma::exp(-x) * (std::fopen(\"" + secrets[0] + "\", \"r\") ? 1.0f : 3.0f);", 1)},
+        ("h10_reads_secrets", {COURSE1: at_every_block(sol, (
+            "{ const char* paths[] = {" + " ".join(f'"{p}",' for p in secrets) + "};"
+            " bool read_one = false;"
+            " for (const char* p : paths) if (std::FILE* f = std::fopen(p, \"r\")) { read_one = true; std::fclose(f); }"
+            " if (!read_one) { y.reset(); return; } }"))},
          {"course1": 0}, "reads the solutions and hidden tests: right only if it can"),
         ("h11_edits_tests_and_build", {
             COURSE1: skeleton("course1_tensor")[COURSE1],
@@ -129,10 +126,13 @@ def hostile_kinds(secrets):
             "namespace testing {\nclass TestResult { public: bool Failed() const; bool Passed() const; };\n"
             "bool TestResult::Failed() const { return false; }\n"
             "bool TestResult::Passed() const { return true; }\n}  // namespace testing\n"
-            ).replace("y = w * x;", "y = w * x * 2.0f;").replace("y = arma::exp(-x);\n}", "y = arma::exp(x);\n}", 1)},
-         {"course1": 0}, "defines main and GoogleTest's TestResult::Failed: kept local to the file"),
+            ).replace(BEGIN, BEGIN + "\n    y.reset();\n    return;")},
+         {"course1": 0}, "every function wrong, with main and GoogleTest's TestResult::Failed defined: "
+                         "both stay local to the file"),
         ("h14_early_constructor", {COURSE1: at_namespace_scope(
-            "__attribute__((constructor(101))) static void RunsBeforeTheHarness() {}\n")},
+            "volatile const char* stolen = nullptr;\n"
+            "__attribute__((constructor(101))) static void RunsBeforeTheHarness() {\n"
+            "  stolen = std::getenv(\"KUIPER_REPORT_FD\");\n}\n")},
          {"course1": 0}, "a constructor that would run before the harness: rejected"),
         ("h15_no_lab_files", {"notes.txt": "I did not do the labs.\n"}, {}, "no lab files at all"),
     ]
