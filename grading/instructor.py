@@ -12,8 +12,8 @@ How a submission is graded (grade_submission):
      reported. A file whose fences do not match the skeleton's is rejected.
   3. Each file is compiled alone, as the sandbox user (who cannot read the hidden tests or
      any solution), with the compile line of the pristine build. The object keeps global
-     only the symbols the skeleton's object defines (objcopy), so it cannot replace a
-     function of the C library, GoogleTest or the harness; an object that would run code
+     only the strong symbols the skeleton's object defines (objcopy), so it cannot replace
+     a function of the C library, GoogleTest or the harness; an object that would run code
      before the harness starts (prioritised constructors) is rejected.
   4. It is linked into the lab's public and hidden test programs beside the prebuilt
      objects, the programs are made read-only to the sandbox user, and tools/grading.py
@@ -438,9 +438,19 @@ def _build_lab(lab, taken, tree, build, sandbox, work, report, log):
         if FORBIDDEN_SECTIONS.search(sections):
             return (f"{source['path']}: rejected: it runs code before the test harness starts "
                     f"(a constructor with a priority, or an init section of its own)")
-        keep = obj.with_suffix(".keep")
-        keep.write_text("\n".join(source["keep_global"]) + "\n")
-        run(["objcopy", f"--keep-global-symbols={keep}", str(obj)])
+        # Strong global symbols the skeleton does not define become local. Weak and unique
+        # ones (inline functions, template instances) stay: they live in COMDAT groups that
+        # the linker keeps once for the whole program, and a weak definition never displaces
+        # a strong one.
+        strong = run(["nm", "-g", "--defined-only", "--format=posix", str(obj)]).stdout
+        keep = set(source["keep_global"])
+        extra = sorted({line.split()[0] for line in strong.splitlines()
+                        if len(line.split()) > 1 and line.split()[1] in "TDBRGSA"
+                        and line.split()[0] not in keep})
+        if extra:
+            localize = obj.with_suffix(".localize")
+            localize.write_text("\n".join(extra) + "\n")
+            run(["objcopy", f"--localize-symbols={localize}", str(obj)])
     for program in lab["programs"]:
         argv = [str(objects.get(a, a)) for a in program["link"]]
         argv[argv.index("-o") + 1] = str(bin_dir / program["target"])
@@ -663,7 +673,7 @@ def cmd_autograder(args):
     if staging.exists():
         shutil.rmtree(staging)
     staging.mkdir(parents=True)
-    copy_tree(ROOT, staging, NOT_IN_GRADING_TREE + ("docs", "models", "onnx", "fuzz", "bench"))
+    copy_tree(ROOT, staging, NOT_IN_GRADING_TREE + ("docs", "onnx", "fuzz", "bench"))
     for name, text in (("setup.sh", SETUP_SH), ("run_autograder", RUN_AUTOGRADER)):
         (staging / name).write_text(text)
         os.chmod(staging / name, 0o755)
