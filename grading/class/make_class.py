@@ -144,7 +144,7 @@ def main():
     parser.add_argument("--small", action="store_true")
     parser.add_argument("--tree", help="the grading tree (its hidden tests are a secret to read)")
     args = parser.parse_args()
-    out = Path(args.out)
+    out = Path(args.out).resolve()
     if out.exists():
         shutil.rmtree(out)
     subs = out / "submissions"
