@@ -1,5 +1,5 @@
 // pnnx.Expression with functions of one argument, parsed by lab
-// course7_expression (ParseUnaryCall), and words no lexer knows.
+// course7_expression (ParseCall), and words no lexer knows.
 #include <gtest/gtest.h>
 
 #include <cmath>
