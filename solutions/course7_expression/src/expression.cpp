@@ -1,5 +1,5 @@
-// Lab course7_expression: see course7_expression/README.md. Three stages of
-// ExpressionParser and the evaluator that runs its result:
+// Lab course7_expression: see course7_expression/README.md. Two stages of
+// ExpressionParser and two of the evaluator that runs its result:
 //   ClassifyWord          the lexer's dictionary: the words sin and cos;
 //   ExpressionParser::ParseCall
 //                         the grammar's call rule, for a function of any arity;
