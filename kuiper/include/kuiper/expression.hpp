@@ -187,9 +187,10 @@ sftensor TensorElementUnary(TokenType function, const sftensor& input);
 // where(condition, a, b) with NumPy broadcasting among the three.
 sftensor TensorElementWhere(const sftensor& condition, const sftensor& a, const sftensor& b);
 
-// FunctionArity(function) arguments (1 to 3), each a batch of `batch`
-// tensors, in the order written: the function of item i's arguments for
-// every item i (the items in parallel). With `into` (batch tensors), a
+// Applies `function` to its FunctionArity(function) arguments (1 to 3), in
+// the order written, each a batch of `batch` tensors: result i is the
+// function of item i of every argument (the items in parallel; one step of
+// the lab's stack machine). With `into` (batch tensors), a
 // function of two arguments writes item i's result into into[i] as
 // TensorElementBinary does. Throws ShapeError when shapes do not broadcast
 // and std::invalid_argument when the count of arguments is not the
