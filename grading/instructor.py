@@ -74,7 +74,8 @@ def run(cmd, cwd=None, log=None, env=None, check=True):
 # What an instructor's tree holds that no submission may see at run time, and what a
 # grading tree leaves out altogether.
 SECRET_DIRS = ("solutions", "grading")
-NOT_IN_GRADING_TREE = ("solutions", "build", ".git", "grading/wrong", "grading/class")
+NOT_IN_GRADING_TREE = ("solutions", "build", ".git", "grading/wrong", "grading/mutants",
+                       "grading/class")
 
 
 def copy_tree(src, dst, leave_out):
