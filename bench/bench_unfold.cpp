@@ -43,16 +43,18 @@ void ReferenceFillBlock(const ftensor& input, const ConvParams& p, uint32_t out_
                         uint64_t first_row, uint64_t rows, uint64_t first_col, uint64_t last_col,
                         float* block) {
   const uint32_t kh = p.kernel_h, kw = p.kernel_w;
-  const int64_t in_h = input.rows(), in_w = input.cols();
+  const int64_t height = input.rows(), width = input.cols();
   for (uint64_t col = first_col; col < last_col; ++col) {
-    const uint32_t c = col / (kh * kw), i = col / kw % kh, j = col % kw;
+    const uint32_t c = col / (kh * kw);  // column = (c * kh + i) * kw + j
+    const uint32_t i = (col / kw) % kh;
+    const uint32_t j = col % kw;
     const arma::fmat& channel = input.slice(c);
     for (uint64_t n = 0; n < rows; ++n) {
       const uint64_t row = first_row + n;
       const int64_t oy = row % out_h, ox = row / out_h;
       const int64_t y = oy * p.stride_h + int64_t{i} * p.dilation_h - p.padding_h;
       const int64_t x = ox * p.stride_w + int64_t{j} * p.dilation_w - p.padding_w;
-      const bool inside = y >= 0 && y < in_h && x >= 0 && x < in_w;
+      const bool inside = y >= 0 && y < height && x >= 0 && x < width;
       block[(col - first_col) * rows + n] = inside ? channel.at(y, x) : 0.f;
     }
   }

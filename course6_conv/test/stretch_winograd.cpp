@@ -25,8 +25,9 @@ ConvParams ThreeByThree(uint32_t padding_h, uint32_t padding_w) {
 // The convolution straight from its definition, in double, in the layout of
 // the im2col product: row oy + ox * out_h, column o.
 arma::mat Direct(const ftensor& input, const ConvParams& p, const arma::fmat& kernels) {
-  const uint32_t out_h = ConvOutputSize(input.rows(), 3, 1, p.padding_h, 1);
-  const uint32_t out_w = ConvOutputSize(input.cols(), 3, 1, p.padding_w, 1);
+  // A 3x3 window at stride 1 fits (size + 2 * padding - 2) times along each axis.
+  const uint32_t out_h = input.rows() + 2 * p.padding_h - 2;
+  const uint32_t out_w = input.cols() + 2 * p.padding_w - 2;
   arma::mat result(uint64_t{out_h} * out_w, kernels.n_cols, arma::fill::zeros);
   for (uint32_t o = 0; o < kernels.n_cols; ++o) {
     for (uint32_t oy = 0; oy < out_h; ++oy) {

@@ -99,8 +99,8 @@ void ExpectModelExpressionsRun(const std::string& model, size_t at_least) {
       for (uint32_t j = 0; j < outputs[i]->size(); ++j) {
         std::vector<float> x;
         for (int k = 0; k < e.inputs; ++k) x.push_back(inputs[k * batch + i]->index(j));
-        size_t at = 0;
-        const float want = ScalarOf(e.expr, at, x);
+        size_t read_to = 0;
+        const float want = ScalarOf(e.expr, read_to, x);
         EXPECT_NEAR(outputs[i]->index(j), want, 1e-5f * std::max(1.f, std::fabs(want)))
             << e.expr << ", item " << i << ", element " << j;
       }

@@ -28,7 +28,8 @@ std::string CallShow(const TokenNode& node) {
   for (size_t i = 0; i < node.arguments.size(); ++i) {
     text += (i ? "," : "") + CallShow(*node.arguments[i]);
   }
-  return text + ")";
+  text += ")";
+  return text;
 }
 
 std::string CallRpn(ExpressionParser& parser) {

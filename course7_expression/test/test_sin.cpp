@@ -203,8 +203,8 @@ TEST(SinEvaluator, ExampleMatchesFormula) {
   c->Fill({0.f, 1.5f, -3.f});
   std::vector<sftensor> outputs(1);
   ASSERT_EQ(layer.Forward({a, b, c}, outputs), InferStatus::kInferSuccess);
-  for (uint32_t i = 0; i < 3; ++i) {
-    EXPECT_NEAR(outputs[0]->index(i), a->index(i) * b->index(i) + std::sin(c->index(i)), 1e-6f);
+  for (uint32_t e = 0; e < 3; ++e) {
+    EXPECT_NEAR(outputs[0]->index(e), a->index(e) * b->index(e) + std::sin(c->index(e)), 1e-6f);
   }
 }
 
