@@ -25,12 +25,12 @@ T Read(const char* bytes) {
 }
 
 // The value of one IEEE 754 half-precision number: 1 sign bit, 5 exponent bits,
-// 10 mantissa bits (README §3). Every half is exactly a float.
+// 10 mantissa bits (README §3.4). Every half is exactly a float.
 float HalfToFloat(uint16_t half) {
   // TODO(course3): split `half` into its three fields and compute the value for
   // each kind of exponent: zero (zero or a subnormal), all ones (infinity or
   // NaN), anything else (a normal number). By hand: no half-float type or
-  // library. README §3 decodes one half bit by bit.
+  // library. README §3.4 decodes one half bit by bit.
   // ---- your code begins ----
   const float sign = (half & 0x8000) ? -1.f : 1.f;
   const int exponent = (half >> 10) & 0x1F;
@@ -54,8 +54,8 @@ void RuntimeGraph::InitGraphAttrs(const std::map<std::string, pnnx::Attribute>& 
   for (const auto& [name, attr] : attrs) {
     // TODO(course3): store `attr` in op.attribute[name] as float weights: the
     // same shape, type pnnx::DataType::kF32, and `data` holding every element
-    // of attr.data converted to float, in the same order (README §3, §4).
-    // Before converting, check the bytes against the shape: an element type
+    // of attr.data converted to float, in the same order (README §3.3).
+    // Before converting, check the bytes against the shape (README §3.5): an element type
     // without a size, a negative dimension, a shape whose byte count does not
     // fit in 64 bits, or a byte count other than elements x element size means
     // a corrupt graph: throw a ParseError naming the operator, the attribute
