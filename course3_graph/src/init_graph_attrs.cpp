@@ -44,11 +44,11 @@ void RuntimeGraph::InitGraphAttrs(const std::map<std::string, pnnx::Attribute>& 
     // TODO(course3): store `attr` in op.attribute[name] as float weights: the
     // same shape, type pnnx::DataType::kF32, and `data` holding every element
     // of attr.data converted to float, in the same order (README §3.3).
-    // Before converting, check the bytes against the shape (README §3.5): an element type
-    // without a size, a negative dimension, a shape whose byte count does not
-    // fit in 64 bits, or a byte count other than elements x element size means
-    // a corrupt graph: throw a ParseError naming the operator, the attribute
-    // and the numbers, and store nothing under `name`.
+    // Before converting, check the bytes against the shape (README §3.5): an
+    // element type without a size, a negative dimension, a shape whose byte
+    // count does not fit in 64 bits, or a byte count other than elements x
+    // element size means a corrupt graph: throw a ParseError naming the
+    // operator, the attribute and the numbers, and store nothing under `name`.
     // ---- your code begins ----
     KUIPER_TODO("course3", "RuntimeGraph::InitGraphAttrs");
     // ---- your code ends ----

@@ -102,9 +102,9 @@ TEST(InitGraphAttrs, F16NormalNumbers) {
 TEST(InitGraphAttrs, F16SubnormalsAreNotZero) {
   // Exponent field 0: 0.mantissa * 2^-14. 0x0001 = 2^-24, the smallest half;
   // 0x83FF = -(1023 * 2^-24), the largest subnormal; 0x0200 = 2^-15.
-  EXPECT_EQ(FromHalves({0x0001, 0x83FF, 0x0200}),
-            std::vector<float>({5.960464477539063e-08f, -6.097555160522461e-05f,
-                                3.0517578125e-05f}))
+  EXPECT_EQ(
+      FromHalves({0x0001, 0x83FF, 0x0200}),
+      std::vector<float>({5.960464477539063e-08f, -6.097555160522461e-05f, 3.0517578125e-05f}))
       << "see README §3 (subnormals)";
 }
 
@@ -129,8 +129,8 @@ TEST(InitGraphAttrs, F16NotANumber) {
 
 TEST(InitGraphAttrs, SignedIntegersKeepTheirValue) {
   using pnnx::DataType;
-  EXPECT_EQ(StoredFloats(ConvertAttr(MakeAttr(DataType::kI64, {2},
-                                              RawBytes(std::vector<int64_t>{-3, 1LL << 40})))),
+  EXPECT_EQ(StoredFloats(ConvertAttr(
+                MakeAttr(DataType::kI64, {2}, RawBytes(std::vector<int64_t>{-3, 1LL << 40})))),
             std::vector<float>({-3.f, 1099511627776.f}))
       << "i64; see README §4";
   EXPECT_EQ(StoredFloats(ConvertAttr(
@@ -155,8 +155,8 @@ TEST(InitGraphAttrs, U8IsUnsigned) {
 }
 
 TEST(InitGraphAttrs, BoolIsZeroOrOne) {
-  EXPECT_EQ(StoredFloats(ConvertAttr(MakeAttr(pnnx::DataType::kBool, {3},
-                                              RawBytes(std::vector<uint8_t>{0, 1, 2})))),
+  EXPECT_EQ(StoredFloats(ConvertAttr(
+                MakeAttr(pnnx::DataType::kBool, {3}, RawBytes(std::vector<uint8_t>{0, 1, 2})))),
             std::vector<float>({0.f, 1.f, 1.f}))
       << "any non-zero byte is true; see README §4";
 }

@@ -82,8 +82,8 @@ TEST(InitGraphAttrsHidden, EveryHalfMatchesTheCompilersConversion) {
     _Float16 half;
     std::memcpy(&half, &halves[i], sizeof(half));
     const float want = static_cast<float>(half);
-    const bool same = std::isnan(want) ? std::isnan(got[i])
-                                       : std::memcmp(&want, &got[i], sizeof(float)) == 0;
+    const bool same =
+        std::isnan(want) ? std::isnan(got[i]) : std::memcmp(&want, &got[i], sizeof(float)) == 0;
     if (!same && ++wrong <= 5) {
       ADD_FAILURE() << "half 0x" << std::hex << halves[i] << std::dec << ": got " << got[i]
                     << ", expected " << want;

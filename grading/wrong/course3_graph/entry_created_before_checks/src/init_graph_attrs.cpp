@@ -55,11 +55,11 @@ void RuntimeGraph::InitGraphAttrs(const std::map<std::string, pnnx::Attribute>& 
     // TODO(course3): store `attr` in op.attribute[name] as float weights: the
     // same shape, type pnnx::DataType::kF32, and `data` holding every element
     // of attr.data converted to float, in the same order (README §3.3).
-    // Before converting, check the bytes against the shape (README §3.5): an element type
-    // without a size, a negative dimension, a shape whose byte count does not
-    // fit in 64 bits, or a byte count other than elements x element size means
-    // a corrupt graph: throw a ParseError naming the operator, the attribute
-    // and the numbers, and store nothing under `name`.
+    // Before converting, check the bytes against the shape (README §3.5): an
+    // element type without a size, a negative dimension, a shape whose byte
+    // count does not fit in 64 bits, or a byte count other than elements x
+    // element size means a corrupt graph: throw a ParseError naming the
+    // operator, the attribute and the numbers, and store nothing under `name`.
     // ---- your code begins ----
     RuntimeAttribute& weights = op.attribute[name];
     const size_t size = pnnx::DataTypeSize(attr.type);  // 0: kNull or not a type at all
@@ -71,8 +71,9 @@ void RuntimeGraph::InitGraphAttrs(const std::map<std::string, pnnx::Attribute>& 
     uint64_t count = 1;
     for (int dim : attr.shape) {
       if (dim < 0 || (dim != 0 && count > std::numeric_limits<uint64_t>::max() / size / dim)) {
-        throw ParseError(fmt::format("operator '{}': attribute '{}' has shape ({}): no data fits it",
-                                     op.name, name, fmt::join(attr.shape, ",")));
+        throw ParseError(
+            fmt::format("operator '{}': attribute '{}' has shape ({}): no data fits it", op.name,
+                        name, fmt::join(attr.shape, ",")));
       }
       count *= static_cast<uint64_t>(dim);
     }
