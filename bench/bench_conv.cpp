@@ -12,15 +12,12 @@
 // thread runs a loop of independent fused multiply-adds on registers only (12
 // accumulators, enough to keep both FMA pipes of a core busy; AVX-512 where
 // the CPU has it, else AVX2), the best of 5 runs of ~50 ms of its CPU time,
-// times the number of OpenMP threads. The course's machines differ: on the
-// 2-core Intel AVX-512 VM (two 512-bit FMA pipes: 16 floats x 2 FLOPs x 2 =
-// 64 FLOPs per cycle and core) it was 205-230 GFLOP/s per core (less when
-// both cores are busy: a lower boost clock), i.e. 3.2-3.6 GHz, which the
-// VM's nominal 2.1 GHz does not tell; on the 2-core AMD EPYC VM (CPU family
-// 25 model 17, Zen 4, which runs a 512-bit FMA as two 256-bit halves: 32
-// FLOPs per cycle) it is 117 (2026-12-07). It is printed as `peak_gflops` in
-// the header of the report. The convolutions are timed by the wall clock: on a busy machine
-// their fraction of the peak comes out low.
+// times the number of OpenMP threads. A VM's nominal clock does not tell it,
+// and CPUs differ in FMA pipes per core and in how wide an FMA they run in
+// one step (the peaks measured so far: docs/performance.md#peak). It is
+// printed as `peak_gflops` in the header of the report. The convolutions are
+// timed by the wall clock: on a busy machine their fraction of the peak comes
+// out low.
 //
 //   build/solutions/bin/bench_conv --benchmark_repetitions=3 \
 //       --benchmark_report_aggregates_only=true

@@ -135,7 +135,7 @@ function(kuiper_lab)
   target_link_libraries(kuiper PRIVATE ${lab}_objects)
   # Full debug information (-g) where a student debugs: their lab files and the lab's tests.
   # The rest of the engine builds with the presets' -g1 (line tables only: backtraces and
-  # gdb still name file and line), which compiles about a third faster.
+  # gdb still name file and line), which compiles faster (docs/performance.md#build-times).
   target_compile_options(${lab}_objects PRIVATE -g)
   set_property(GLOBAL APPEND PROPERTY KUIPER_LAB_NAMES ${lab})
   set_property(GLOBAL PROPERTY KUIPER_LAB_${lab}

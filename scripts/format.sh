@@ -2,6 +2,8 @@
 # Formats the project's C++ files with clang-format (.clang-format at the root).
 #   scripts/format.sh          format in place
 #   scripts/format.sh --check  list the files that need formatting; exit 1 if any
+#                              (and run scripts/lint_comments.py: no dates, machines,
+#                              issue/stop numbers or timings in comments)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -30,4 +32,6 @@ for f in "${files[@]}"; do
   fi
 done
 echo "$bad of ${#files[@]} files need formatting"
-[[ $bad -eq 0 ]]
+lint=0
+python3 scripts/lint_comments.py || lint=1
+[[ $bad -eq 0 && $lint -eq 0 ]]

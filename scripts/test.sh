@@ -5,6 +5,7 @@
 #   - the student build's core tests pass, every lab label fails with NotImplemented, and so
 #     does every end-to-end test (ResNet18, YOLOv5s in label final);
 #   - tools/labs check (skeletons equal their solutions outside the fences);
+#   - scripts/lint_comments.py (no dates, machines, issue/stop numbers or timings in comments);
 #   - the handouts: each README.md has a README.zh-CN.md with the same headings, code blocks
 #     and figures, every lab handout has the ten sections of one shape and none of the
 #     Chinese renderings docs/glossary.md rules out (scripts/check_handouts.py), and every
@@ -169,6 +170,9 @@ fi
 if [[ $release -eq 0 ]]; then
   status=0; tools/labs check || status=$?
   record "tools/labs check" $status
+  # The maintainers' comment rule (DESIGN.md, "Style"); a student's own comments are theirs.
+  status=0; python3 scripts/lint_comments.py || status=$?
+  record "comments: no dates, machines, issue/stop numbers or timings" $status
 fi
 
 status=0; python3 scripts/check_handouts.py || status=$?

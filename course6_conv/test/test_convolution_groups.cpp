@@ -147,7 +147,8 @@ TEST_P(ConvolutionSweep, MatchesDirectConvolution) {
   for (uint32_t n = 0; n < c.batch; ++n) {
     ASSERT_EQ(outputs[n]->shapes(), expected[n].shapes()) << "item " << n;
     const float diff = arma::abs(outputs[n]->data() - expected[n].data()).max();
-    EXPECT_LE(diff, 1e-4f) << "item " << n << ": max |output - direct convolution| (README §3.6-§3.7)";
+    EXPECT_LE(diff, 1e-4f) << "item " << n
+                           << ": max |output - direct convolution| (README §3.6-§3.7)";
   }
 }
 

@@ -55,9 +55,9 @@ int main(int argc, char** argv) {
 #ifdef __GLIBC__
   // A forward pass allocates the same large buffers every time (im2col
   // matrices of up to 44 MB for YOLOv5s). By default glibc maps each from the
-  // kernel and unmaps it on free, so every pass page-faults them in afresh;
-  // measured on YOLOv5s, a third of the time went to the kernel. Keep freed
-  // memory in the process instead: the peak stays the same.
+  // kernel and unmaps it on free, so every pass page-faults them in afresh
+  // (docs/performance.md#graph-memory). Keep freed memory in the process
+  // instead: the peak stays the same.
   mallopt(M_MMAP_THRESHOLD, 1 << 30);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
 #endif

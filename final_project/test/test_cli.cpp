@@ -166,8 +166,8 @@ TEST(Cli, RunsAnOnnxModelThroughTheImporter) {
   EXPECT_NE(o.out.find(": ok"), std::string::npos) << o.out;
 }
 
-// Inputs as declared (issue 16): ONNX's test_matmul_2d takes A (3,4) and
-// B (4,3), no batch axis. Each array goes in with its full shape.
+// Inputs as declared: ONNX's test_matmul_2d takes A (3,4) and B (4,3), no
+// batch axis. Each array goes in with its full shape.
 const std::string kMatmul2d = "/usr/share/libonnx-testdata/data/node/test_matmul_2d/model.onnx";
 
 // A row-major array of `shape` holding first, first+1, ...
@@ -180,7 +180,7 @@ NpyArray Counting(const std::vector<int64_t>& shape, float first = 0) {
   return array;
 }
 
-// Load-time inputs (issue 16): ONNX's test_reshape_reordered_all_dims takes
+// Load-time inputs: ONNX's test_reshape_reordered_all_dims takes
 // its target shape as graph input 'shape'. The engine fixes shapes when it
 // builds the graph, so kuiper run binds that input from its array, says so
 // on one line, and feeds only 'data' at run time.

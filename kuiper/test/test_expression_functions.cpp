@@ -1,5 +1,5 @@
 // The expression layer's functions for element-wise operators of ONNX and
-// PyTorch (issue 16): comparisons and logic give 0/1, max/min propagate NaN,
+// PyTorch: comparisons and logic give 0/1, max/min propagate NaN,
 // fmod/remainder take the dividend's/divisor's sign, round is half to even,
 // and where(c, a, b) takes three arguments with NumPy broadcasting. Each
 // checked against values computed here by hand or with <cmath>.

@@ -1,4 +1,4 @@
-// Element-wise ONNX nodes as one pnnx.Expression each (issue 16): math
+// Element-wise ONNX nodes as one pnnx.Expression each: math
 // functions, activations with parameters, comparisons, logic, Where, Mod,
 // integer Div, BitShift, the variadic Sum/Mean/Min/Max and Cast. The
 // expression layer already broadcasts N-D operands as NumPy does, so one

@@ -1,6 +1,6 @@
-// The two lowerings of the course note (onnx-lowering-method): MatMul onto
-// dense / reshape / batch matmul, and Upsample (and Resize) onto a resize
-// operator. docs/onnx.md walks through an example of each MatMul case.
+// The two lowerings: MatMul onto dense / reshape / batch matmul, and Upsample
+// (and Resize) onto a resize operator. docs/onnx.md walks through an example
+// of each MatMul case.
 #include <fmt/ranges.h>
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Node converters for reductions, axis and shape operators (issue 16):
+// Node converters for reductions, axis and shape operators:
 // Reduce* (any axes, keepdims, noop_with_empty_axes, axes as attribute or
 // input), ArgMax/ArgMin, Softmax/LogSoftmax/Hardmax (any axis; before opset
 // 13 the input is coerced to 2-D at `axis`), Squeeze/Unsqueeze, Gather,

@@ -43,8 +43,8 @@ enum class TokenType {
   kAbs,
   kSin,  // sin and cos: lab course7_expression
   kCos,
-  // Core functions for the element-wise operators of ONNX and PyTorch (issue
-  // 16). Comparisons and logic give 1 for true and 0 for false, and read any
+  // Core functions for the element-wise operators of ONNX and PyTorch.
+  // Comparisons and logic give 1 for true and 0 for false, and read any
   // nonzero argument as true. Two arguments:
   kMax,        // NaN if either is NaN (torch.maximum, np.maximum)
   kMin,        // likewise

@@ -78,7 +78,6 @@ class LayerRegisterer {
   // when no layer is registered for its type.
   static std::unique_ptr<Layer> CreateLayer(const RuntimeOperator& op);
   static bool HasCreator(const std::string& type);
-  static std::vector<std::string> layer_types();
 };
 
 // Registers a layer at program start from the layer's own .cpp file:

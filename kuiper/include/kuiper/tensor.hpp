@@ -83,8 +83,6 @@ class Tensor<float> {
 
   float* raw_ptr();
   const float* raw_ptr() const;
-  // Pointer to the first element of `channel`.
-  float* matrix_raw_ptr(uint32_t channel);
 
   void Fill(float value);
   // Fills from `values` (exactly size() of them) read in row-major (C, H, W)
@@ -104,7 +102,6 @@ class Tensor<float> {
   void Ones();
   // Uniform values in [0, 1) from Armadillo's generator (seed it with arma::arma_rng::set_seed).
   void Rand();
-  void Show() const;
 
   // ---- lab course2_padding (course2_padding/src/tensor_padding.cpp) ----
   // Turns the tensor into a 1-D tensor of all its elements, read in row-major

@@ -2,9 +2,9 @@
 // SiLU's arithmetic. SiLU (swish), y = x * sigmoid(x) = x / (1 + e^-x), is the
 // activation of every YOLOv5 conv block: 23.7 million values per YOLOv5s image.
 //
-// A call to std::exp per element cannot be vectorized and cost YOLOv5s a fifth
-// of its time. SiluSpan computes e^-x itself with operations the compiler turns
-// into SIMD code, in double precision:
+// A call to std::exp per element cannot be vectorized and cost YOLOv5s a large
+// share of its time (docs/performance.md#layer-kernels). SiluSpan computes e^-x
+// itself with operations the compiler turns into SIMD code, in double precision:
 //   e^z = 2^n * e^r,  n = round(z / ln 2),  r = z - n ln 2,  |r| <= ln(2) / 2,
 // with e^r from its Taylor series to r^7 (relative error below 6e-9) and 2^n
 // written straight into a double's exponent bits; the division is in double
@@ -16,8 +16,8 @@
 // Where the CPU has AVX-512, SiluAvx512 does the same operations in the same
 // order with intrinsics (the same bits for every float, checked over all
 // 2^32): GCC's vectorization of Silu below evaluates the division twice more
-// for the clamped ends, and the intrinsics take 0.81 of its time (one thread,
-// 3.3 million values in the cache, 2.00 ms against 2.46).
+// for the clamped ends, and the intrinsics are faster
+// (docs/performance.md#layer-kernels).
 #include "kuiper/layers/activation.hpp"
 
 #include <algorithm>
@@ -52,8 +52,8 @@ inline float Silu(float x) {
   const double scale = std::bit_cast<double>((exponent + 1023) << 52);
   // Dividing in double too leaves one rounding, at the end, where float
   // arithmetic would round e, 1 + e and the quotient. That is measurable on
-  // YOLOv5s (max error against a float64 run 0.110 instead of 0.138, on one
-  // input) and costs ~5 ms of its ~110. (p * scale is exact, scale being a
+  // YOLOv5s's error against float64, for a few percent of its time
+  // (docs/performance.md#layer-kernels). (p * scale is exact, scale being a
   // power of two, so a fused multiply-add gives the same sum.)
   const float y = static_cast<float>(static_cast<double>(x) / (1.0 + p * scale));
   // The clamp made e^inf finite: keep PyTorch's -inf / (1 + inf) = NaN.

@@ -19,20 +19,16 @@
 // with outputs of 160x160 and 80x80), the tile is turned around instead
 // (ColumnTile): 3 x 16 output rows of a column in the lanes, 8 output
 // channels, each channel's weight of a tap broadcast and the input under the
-// rows loaded whole. The sums are then already in the output's layout.
-// Measured, one thread, bench_conv (CPU time, medians of 5 alternated rounds,
-// AMD Zen 4): YOLOv5s's 6x6 stem 10.9 -> 7.6 ms, ResNet18's 7x7 stem 2.75 ->
-// 2.31, YOLOv5s's 32->64 stride-2 layer 12.3 -> 11.4 (perf had put the
-// transposition alone at 12% of the stem's samples).
+// rows loaded whole. The sums are then already in the output's layout, with
+// no transposition: see docs/performance.md#column-tiles.
 //
 // As in oneDNN's GEMM, the sum over the taps is split: each register tile sums
 // the taps of a block of input channels (at most 288 taps) from zero, and these
 // partial sums are added to running sums kept in a buffer (column tiles: in
 // the output itself), so the rounding stays at the im2col route's level (with
-// blocks of 64 taps it rounded less per layer, but the PNNX zoo's YOLOv5s at
-// 64x64 ended 0.0124 from float64, past its bound of 0.0081; with 288,
-// 0.0049; im2col 0.0063). Both kinds of tile add the same products in the
-// same order: the same bits.
+// blocks of 64 taps the PNNX zoo's YOLOv5s ended past its bound; see
+// docs/performance.md#direct-constants). Both kinds of tile add the same
+// products in the same order: the same bits.
 #include <omp.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -56,12 +52,12 @@ constexpr int64_t kMaxBlockVectors = 4;   // registers of output channels per ti
 constexpr int64_t kPartialSumTaps = 288;  // taps per partial sum, at most (but a whole channel)
 // Running sums per task (positions x the block's channels), 128 KB: a task
 // reads its block's kernels once, so fewer, larger ranges read them fewer
-// times (with 32 KB YOLOv5s's stride-2 layers at 80x80 lost another 10%).
+// times (32 KB was slower: docs/performance.md#direct-constants).
 constexpr int64_t kRangeFloats = 32768;
 // Output columns at least this tall take column tiles (ColumnTile). Shorter
 // ones waste lanes of their last register: with columns of 28 and 40 rows
 // (ResNet18's 64->128 and YOLOv5s's 128->128 stride-2 layers) column tiles
-// took 1.15 and 1.19 times as long (bench_conv, 2 threads, 4 rounds).
+// were slower (docs/performance.md#direct-constants).
 constexpr int64_t kColumnRows = 48;
 
 // Where everything is, in floats from the (padded) input of the group.
@@ -394,12 +390,13 @@ DirectKernels::DirectKernels(arma::fmat kernels)
   }
   // Blocks of 4 registers of output channels (fewer for the last). Halving
   // them so that two threads could share a 64-channel layer by its output
-  // channels was slower: ResNet18's 7x7 stem, bench_conv, one thread 1.4-1.8
-  // -> 2.2 ms, batch 4 on two threads 3.8-4.2 -> 5.2-5.7 ms.
+  // channels was slower, on one thread and on two
+  // (docs/performance.md#direct-constants).
   block_out_ = kLanes * std::min<uint64_t>(kMaxBlockVectors, out_channels_ / kLanes);
   // A block's columns are contiguous (width kernels of rows_ taps each):
-  // transposed in place, so that no second copy of the weights is made (with
-  // a copy of a 1 MB block beside them, ResNet18's peak memory grew 1.5 MB).
+  // transposed in place, so that no second copy of the weights is made (a
+  // copy of a block beside them raised the peak memory by more than the
+  // block: docs/performance.md#direct-constants).
   for (uint64_t o0 = 0; o0 < out_channels_; o0 += block_out_) {
     TransposeInPlace(kernels.colptr(o0), std::min(block_out_, out_channels_ - o0), rows_);
   }

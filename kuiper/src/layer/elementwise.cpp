@@ -23,7 +23,8 @@ InferStatus ElementwiseLayer::Forward(const std::vector<sftensor>& inputs,
   for (int i = 0; i < batch; ++i) EnsureOutput(outputs[i], inputs[i]->raw_shapes());
   if (batch == 1) {
     // Not an inactive `omp parallel if(...)` region: libgomp gives a region
-    // nested in one a fresh team of threads every time (measured: ReLU 20x slower).
+    // nested in one a fresh team of threads every time, which made ReLU many
+    // times slower (docs/performance.md#layer-kernels).
     Apply(*inputs[0], *outputs[0]);
     return InferStatus::kInferSuccess;
   }

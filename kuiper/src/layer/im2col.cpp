@@ -35,8 +35,8 @@ namespace {
 // The GEMM is oneDNN's, not OpenBLAS's: oneDNN generates its kernels for the
 // CPU it runs on (AVX-512 where there is AVX-512), while Debian 12's OpenBLAS
 // (0.3.21) predates the newest CPUs, and the course's machines pin it to its
-// AVX2 (Haswell) kernels with OPENBLAS_CORETYPE. Measured there (2 cores,
-// AVX-512): twice the GFLOP/s on ResNet18's convolution shapes. It is the
+// AVX2 (Haswell) kernels with OPENBLAS_CORETYPE, where oneDNN doubled the
+// convolutions' speed (docs/performance.md#onednn). It is the
 // library PyTorch's own convolutions use. Inside an OpenMP region it runs on
 // the calling thread; outside one it shares the work among the OpenMP threads.
 // dnnl_sgemm is row-major: column-major C = A * B is row-major C' = B' * A'.
@@ -54,16 +54,15 @@ void Gemm(const float* a, int64_t m, int64_t lda, const arma::fmat& b, float* c,
 
 // oneDNN's AVX-512 GEMM kernel computes 48 output positions (rows of a) at a
 // time; a product with a few positions more runs them through a slow
-// remainder path. Measured at 2 threads (dnnl_sgemm, 512 kernels of 4608 taps,
-// ResNet18's layer4): 48 positions 0.59 ms, 49 positions 0.82 ms, yet 48 and
-// then 1 apart 0.59 + 0.08 ms. So products are cut at multiples of 48 rows.
+// remainder path, slower than the 48 and the rest as two products. So
+// products are cut at multiples of 48 rows (docs/performance.md#gemm-rows).
 constexpr int64_t kGemmRows = 48;
 
 // a (m x b.n_rows at `a`, column-major) * b into `product`, as GEMMs that
 // oneDNN shares among the threads: for a product too small to be cut into
-// blocks, its own split (rows, columns or the inner dimension) beats ours:
-// measured with bench_conv, 512->512 3x3 at 7x7 1.51 -> 1.16 ms. The rows past
-// the last multiple of 48 are a second GEMM (see kGemmRows).
+// blocks, its own split (rows, columns or the inner dimension) beats ours
+// (docs/performance.md#gemm-rows). The rows past the last multiple of 48 are a
+// second GEMM (see kGemmRows).
 void WholeGemm(const float* a, int64_t m, const arma::fmat& b, float* product,
                const Epilogue& epilogue) {
   const int64_t whole = m > kGemmRows ? m / kGemmRows * kGemmRows : m;

@@ -90,10 +90,4 @@ std::unique_ptr<Layer> LayerRegisterer::CreateLayer(const RuntimeOperator& op) {
 
 bool LayerRegisterer::HasCreator(const std::string& type) { return Registry().count(type) != 0; }
 
-std::vector<std::string> LayerRegisterer::layer_types() {
-  std::vector<std::string> types;
-  for (const auto& [type, creator] : Registry()) types.push_back(type);
-  return types;
-}
-
 }  // namespace kuiper

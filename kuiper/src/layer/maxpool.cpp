@@ -28,12 +28,10 @@ namespace {
 // best[i] = the maximum of x[i * stride + t * step] over the window's taps
 // t < taps, for i < n: one pass that reads each tap and writes each result
 // once, kept in a register in between. It replaced a pass per tap, each
-// reading back what the one before had just stored: perf put three quarters
-// of those passes' samples on that load's stall, and YOLOv5s's 5x5 pooling of
-// 256 channels of 20x20 (the layer, best of 200 runs) went 0.167 -> 0.111 ms
-// on 2 threads, 0.33 -> 0.21 on one. The common strides are constants so that
-// the loop vectorizes, and so are the common tap counts (kTaps > 0; 0: `taps`
-// of them), so that the taps unroll. The indices are size_t: with uint32_t,
+// reading back what the one before had just stored, which stalled on that
+// load (docs/performance.md#layer-kernels). The common strides are constants
+// so that the loop vectorizes, and so are the common tap counts (kTaps > 0;
+// 0: `taps` of them), so that the taps unroll. The indices are size_t: with uint32_t,
 // 2 * i could wrap, and GCC left the stride-2 loop scalar.
 template <size_t kTaps>
 [[gnu::always_inline]] inline void WindowMaxOf(float* best, const float* x, size_t n, size_t stride,

@@ -16,11 +16,8 @@
 // with beta = 1, which adds in the same order, bit for bit). The transformed terms
 // are larger than the outputs they cancel down to, and one float sum over all
 // C_in channels lets its rounding grow with C_in; partial sums of 16 keep each
-// layer's rounding below im2col's. Measured (rms of the error relative to the
-// output, 20x20 outputs, post-ReLU Gaussian input, against a double direct
-// convolution; im2col / one sum / partial sums of 16): 64 channels
-// 2.1e-7 / 2.2e-7 / 1.5e-7, 128: 2.4e-7 / 3.0e-7 / 1.6e-7, 256: 2.4e-7 /
-// 4.2e-7 / 1.7e-7.
+// layer's rounding below im2col's at 64 to 256 channels: see
+// docs/performance.md#winograd-accuracy.
 //
 // Tiles are numbered column-major like the output (t = ty + tx * tiles_h) and
 // cut into chunks of whole tile columns, so that a chunk's V and M stay in the
@@ -70,9 +67,7 @@ struct WinogradChunk {
   // Floats from one element's matrix to the next: ld x C_in (or C_out) and one
   // cache line more, so that the 16 rows a transform writes (or reads) at once
   // do not fall into the same cache sets (with 256 channels and ld = 64 they
-  // were exactly 64 KB apart). The input transform, one thread, without -> with
-  // the extra line: 128 channels at 28x28 0.20 -> 0.11 ms, 256 at 14x14
-  // 0.13 -> 0.11, 64 at 56x56 0.22 -> 0.13.
+  // were exactly 64 KB apart): see docs/performance.md#winograd-internals.
   int64_t v_stride = 0, m_stride = 0;
   float* v = nullptr;    // 16 x (ld x C_in), column-major per element
   float* m = nullptr;    // 16 x (ld x C_out)
@@ -327,10 +322,8 @@ void WinogradOutput(const WinogradGeometry& g, const WinogradChunk& k, int64_t o
 // channels and NV vectors of 16 tiles at a time, in registers: each 16-channel
 // partial sum starts from zero in p and is then added to s, the order of
 // summation of the oneDNN route, without writing M_e and reading it back
-// between partial sums, or packing anything: one M_e, one thread, GFLOP/s
-// oneDNN -> kernel (C_out x tiles x C_in): 64x196x64 148 -> 193,
-// 128x196x128 130 -> 170, 256x49x256 121 -> 146 (on the Intel machine,
-// whose core peak bench_conv measures at 205-230; a Zen 4 core's is 117).
+// between partial sums, or packing anything, which makes it faster than
+// oneDNN's GEMM on one M_e (docs/performance.md#winograd-internals).
 // Rows of V_e and M_e are `ld` floats apart. Every loop over r and n is
 // unrolled, so that s, p and x stay in registers (rolled, GCC kept p in memory).
 #if defined(__x86_64__)
@@ -463,12 +456,9 @@ template <int T>
 // odd (one vector alone is short of work between its loads: rather 3
 // vectors by 4 channels than 1 by 6), then the tiles past the last whole
 // vector: up to kFewTiles of them on WinogradFewTiles, more as a vector.
-// Against every vector two at a time and the last one alone (bench_conv, 1
-// thread, CPU time, medians of 6 alternated rounds, Zen 4): ResNet18's
-// 256->256 at 14x14 (49 tiles: 3 vectors and 1) 1.50 -> 1.33 ms, 128->128 at
-// 28x28 (196: 12 and 4) 1.38 -> 1.28, 64->64 at 56x56 (784: 49 vectors, the
-// last three together) 0.985 of its time; YOLOv5s's 256->256 at 20x20 (100:
-// 6 and 4) 3.18 -> 2.85. The outputs are the same bits.
+// This order beats every vector two at a time and the last one alone on the
+// tile counts of ResNet18's and YOLOv5s's layers, with the same output bits:
+// see docs/performance.md#winograd-internals.
 [[gnu::target("avx512f")]] void WinogradGemmAvx512(const float* v, const float* u, float* m,
                                                    int64_t c_in, int64_t c_out, int64_t ld,
                                                    int64_t tiles) {
@@ -578,11 +568,10 @@ void WinogradMultiplyInto(const Im2ColMatrix& a, const WinogradKernels& kernels,
   const int64_t kernel_floats = kWinogradElements * g.in_channels * g.out_channels;
   const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
   // About 2 MB of V and M per chunk, in whole tile columns (512 KB, which
-  // stays in L2, made the GEMMs too small: each partial sum is one call;
-  // bench_conv at 1 thread, 128->128 at 40x40: 5.7 ms with 512 KB chunks, 1.8
-  // with 2 MB); the whole image as one chunk when its V and M weigh less than
-  // the transformed kernels (each chunk reads all of them), or when there are
-  // too few chunks for every thread to get two.
+  // stays in L2, made the GEMMs too small: each partial sum is one call; see
+  // docs/performance.md#winograd-internals); the whole image as one chunk when
+  // its V and M weigh less than the transformed kernels (each chunk reads all
+  // of them), or when there are too few chunks for every thread to get two.
   const int64_t chunk_cols =
       std::clamp<int64_t>((int64_t{1} << 19) / per_tile / g.tiles_h, 1, g.tiles_w);
   int64_t chunks = (g.tiles_w + chunk_cols - 1) / chunk_cols;
@@ -590,8 +579,8 @@ void WinogradMultiplyInto(const Im2ColMatrix& a, const WinogradKernels& kernels,
   const bool whole = image_floats <= kernel_floats || (threads > 1 && chunks < 2 * threads);
   // Shared chunks: a multiple of the thread count, of (nearly) equal size, so
   // no thread waits for the others (28 tile columns in chunks of 9, 9, 9, 1
-  // kept one of 2 threads idle a third of the time: 64->64 at 56x56,
-  // 0.56 -> 0.46 ms with chunks of 7).
+  // leave one of 2 threads idle while the other does the fourth; chunks of 7
+  // do not: docs/performance.md#winograd-internals).
   chunks = whole ? 1 : std::min<int64_t>((chunks + threads - 1) / threads * threads, g.tiles_w);
   const int64_t cols = (g.tiles_w + chunks - 1) / chunks;  // the widest chunk
   // Each channel's tiles padded to whole vectors of the GEMM kernel.

@@ -31,7 +31,7 @@ constexpr FunctionName kCoreFunctions[] = {
     {"sqrt", TokenType::kSqrt},
     {"rsqrt", TokenType::kRsqrt},
     {"abs", TokenType::kAbs},
-    // For ONNX's and PyTorch's element-wise operators (issue 16).
+    // For ONNX's and PyTorch's element-wise operators.
     {"max", TokenType::kMax},
     {"min", TokenType::kMin},
     {"fmod", TokenType::kFmod},

@@ -235,11 +235,10 @@ void RuntimeGraph::Build(TopoAlgorithm algorithm) {
     // glibc keeps freed blocks for reuse (after the first large free, even
     // multi-megabyte ones come from its heap, not from mmap), and the next
     // layers' weights, larger, do not fit in them: without trimming, the
-    // process would hold both copies anyway. Measured on ResNet18 (kuiper
-    // bench, peak RSS): 175 MB before, 155 MB freeing without trimming, 129 MB
-    // trimming every 8 MB (the same as after every operator, a little faster).
-    // Trimming costs ~0.14 s of loading ResNet18 (0.59 -> 0.73 s): the pages
-    // given back are faulted in again for the next layers' copies.
+    // process would hold both copies anyway. Trimming every 8 MB keeps the peak
+    // as low as trimming after every operator, for a little less loading time:
+    // the pages given back are faulted in again for the next layers' copies
+    // (docs/performance.md#graph-memory).
     if (untrimmed >= (8u << 20)) TrimHeap(untrimmed);
   }
   TrimHeap(untrimmed);
@@ -430,9 +429,8 @@ std::map<const RuntimeOperand*, JoinPart> JoinsInPlace(
 // planned. Operands are placed largest first, each at the lowest offset of
 // the buffer where it fits beside the operands already placed that are live
 // at the same time (greedy by size, ORT's and TFLite's simple planner).
-// At batch 1 (`kuiper bench` prints the size): ResNet18 4.0 MB, YOLOv5s
-// 19.7 MB, where owned tensors took ~140 MB (peak RSS of `kuiper bench
-// yolov5s`: 269 -> 144 MB; ResNet18, whose weights dominate, 131 -> 128 MB).
+// `kuiper bench` prints the plan's size; docs/performance.md#graph-memory
+// compares it with tensors that each own their memory.
 //
 // Why this is safe: a layer writes its outputs into the slots it is given
 // (EnsureOutput keeps a tensor of the right shape), or replaces a slot with a
@@ -451,8 +449,8 @@ std::map<const RuntimeOperand*, JoinPart> JoinsInPlace(
 // whatever is not already in place: a layer may still hand on a tensor of
 // its own). Such a part gets no block of its own: its tensors are views into
 // the cat's, whose block is then live from the first part's step to the last
-// reader of the cat or of any part. YOLOv5s's 13 cats copied 2.1 ms per image
-// (of ~100; stop 25's profile); ONNX Runtime's took 1.5.
+// reader of the cat or of any part. YOLOv5s has 13 such cats
+// (docs/performance.md#graph-memory).
 void RuntimeGraph::PlanOutputs(
     uint32_t batch, const std::vector<std::pair<RuntimeOperand*, std::vector<uint32_t>>>& known) {
   // The operand whose tensors `operand` holds: itself, or for a fused

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <iostream>
 #include <limits>
 
 #include "kuiper/error.hpp"
@@ -142,11 +141,6 @@ void Tensor<float>::set_data(const arma::fcube& data) {
 float* Tensor<float>::raw_ptr() { return data_.memptr(); }
 const float* Tensor<float>::raw_ptr() const { return data_.memptr(); }
 
-float* Tensor<float>::matrix_raw_ptr(uint32_t channel) {
-  CheckChannel(channel);
-  return data_.slice_memptr(channel);
-}
-
 void Tensor<float>::Fill(float value) { data_.fill(value); }
 
 void Tensor<float>::Fill(const std::vector<float>& values, bool row_major) {
@@ -193,12 +187,6 @@ void Tensor<float>::Transform(const std::function<float(float)>& fn) { data_.tra
 void Tensor<float>::Ones() { data_.ones(); }
 
 void Tensor<float>::Rand() { data_.randu(); }
-
-void Tensor<float>::Show() const {
-  for (uint32_t c = 0; c < channels(); ++c) {
-    std::cout << "channel " << c << ":\n" << data_.slice(c) << '\n';
-  }
-}
 
 sftensor TensorCreate(const std::vector<uint32_t>& shapes) {
   return std::make_shared<ftensor>(shapes);

@@ -1,4 +1,4 @@
-// Whole graphs on N-D operands (issue 16): the real-pnnx shape of a YOLOv5
+// Whole graphs on N-D operands: the real-pnnx shape of a YOLOv5
 // head on 5-D tensors (models/tiny_yolo_head.py) against PyTorch, a graph with
 // a dynamic batch (`?` in PNNX) at batch 1 and 3, and the errors for what the
 // engine refuses: a symbolic dimension other than the batch, and a layout

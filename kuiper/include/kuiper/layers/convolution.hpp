@@ -163,10 +163,8 @@ void WinogradMultiplyInto(const Im2ColMatrix& a, const WinogradKernels& kernels,
 // was called (then every layer takes im2col, the route lab course6 writes).
 // Winograd's transformed terms are larger than the outputs they cancel down
 // to; summed in float over all input channels at once they would round more
-// than im2col (rms of a 20x20 output against a double convolution, 256
-// channels: 4.2e-7 against 2.4e-7), so each GEMM adds partial sums of 16
-// channels, which round less than im2col at every width (64 channels 1.5e-7
-// against 2.1e-7, 256: 1.7e-7 against 2.4e-7; winograd.cpp).
+// than im2col, so each GEMM adds partial sums of 16 channels, which round less
+// than im2col at every width measured (docs/performance.md#winograd-accuracy).
 bool WinogradAllowed();
 void SetWinogradAllowed(bool allowed);
 
@@ -213,13 +211,10 @@ constexpr uint64_t kDirectMaxPositions = 256;
 // and, at any size, for layers of at most this many output channels per
 // group and a kernel larger than 1x1: one or two blocks of the packed
 // kernels, so each range of positions copies its input and reads the
-// kernels once or twice, while im2col's GEMM is short of columns (in the
-// model, 2 threads, im2col -> direct: YOLOv5s's 6x6 stem 9.6 -> 7.5 ms, its
-// 32->64 3x3 stride-2 layer at 160x160 7.8 -> 6.3, ResNet18's 7x7 stem 1.47
-// -> 1.32; with column tiles, YOLOv5s's 64->128 stride-2 layer at 80x80
-// 5.46 -> 5.14 (8 alternated rounds). With 256 or 512 channels YOLOv5s's
-// stride-2 layers at 40x40 and 20x20 were no faster, or slower, and
-// ResNet18's 1x1 stride-2 64->128 layer at 28x28 0.115 -> 0.163 ms.
+// kernels once or twice, while im2col's GEMM is short of columns. The stems
+// and the stride-2 layers of 64 and 128 channels gain; 256 or 512 channels
+// at 40x40 and 20x20 do not, nor does a 1x1 kernel: see
+// docs/performance.md#direct-route.
 constexpr uint64_t kDirectAnySizeChannels = 128;
 
 // Whether layers made from now on may take the direct route: yes, unless the
@@ -234,14 +229,10 @@ void SetDirectAllowed(bool allowed);
 // memory):
 // - where WinogradAllowed(), Winograd's transformed kernels for a 3x3,
 //   stride-1, undilated kernel with 16 to 256 input and output channels per
-//   group. Measured with bench_conv (2 threads, ms per layer, im2col ->
-//   Winograd): ResNet18's 64->64 at 56x56 0.97 -> 0.58, 128->128 at 28x28
-//   0.82 -> 0.61, 256->256 at 14x14 1.06 -> 0.65; 512->512 at 7x7 gains little
-//   (ResNet18's three, in the model: 3.12 -> 2.94) and its transformed kernels
-//   (16/9 of the weights) would add 22 MB to ResNet18: hence 256. Below 16
-//   channels the transforms cost more than the GEMMs save. Peak memory of
-//   `kuiper bench` (U is 16/9 of those layers' weights): ResNet18 128 -> 136
-//   MB, YOLOv5s 144 -> 150 MB;
+//   group: faster than im2col from 64 to 256 channels; 512->512 at 7x7 gains
+//   little and its transformed kernels (16/9 of the weights) would add 22 MB
+//   to ResNet18: hence 256. Below 16 channels the transforms cost more than
+//   the GEMMs save. See docs/performance.md#winograd-speed;
 // - else, where DirectAllowed() and DirectKernels::Fast(), for a layer with
 //   a multiple of 16 output channels per group, at most kDirectAnySizeChannels
 //   of them (kernels larger than 1x1) or at most kDirectMaxPositions output

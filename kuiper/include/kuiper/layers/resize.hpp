@@ -1,6 +1,6 @@
-// Image resizing shared by nn.Upsample / F.interpolate (and, later, ONNX's
-// Resize): each output pixel is mapped back to a coordinate in the input and
-// sampled there, by nearest neighbour, bilinearly or bicubically (ONNX's cubic).
+// Image resizing shared by nn.Upsample / F.interpolate and ONNX's Resize
+// (onnx_resize.cpp): each output pixel is mapped back to a coordinate in the
+// input and sampled there, by nearest neighbour, bilinearly or bicubically (ONNX's cubic).
 #pragma once
 
 #include <cstdint>
