@@ -398,7 +398,10 @@ def print_lab(label, title, scores, compile_error=None, out=sys.stdout):
         b = s.behaviour
         kind = "hidden" if b.hidden else ("bonus" if b.bonus else "")
         if not s.total:
-            print(f"  {'-':>6} / {b.points:<4g} {b.name}  (not in this tree{', ' + kind if kind else ''})", file=out)
+            print(f"  {'-':>6} / {b.points:<4g}    {b.name}  (not in this tree{', ' + kind if kind else ''})",
+                  file=out)
+            if b.hidden and b.description:  # what they cover, never their content
+                print(f"      covers: {b.description}", file=out)
             continue
         mark = "ok" if s.passed == s.total else "  "
         print(f"  {s.points:>6g} / {b.points:<4g} {mark} {b.name}  {s.passed}/{s.total} tests"

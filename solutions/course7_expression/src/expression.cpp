@@ -27,7 +27,7 @@ TokenType ClassifyWord(std::string_view word) {
   // word names one of the two functions this lab adds, sin and cos, and
   // which; kUnknown for any other word, so that the lexer reports "unknown
   // function" at the word's position. Only exact, case-sensitive names count
-  // (README "1. Tokens").
+  // (README §3.1 "Tokens").
   // ---- your code begins ----
   if (word == "sin") return TokenType::kSin;
   if (word == "cos") return TokenType::kCos;
@@ -45,7 +45,7 @@ std::unique_ptr<TokenNode> ExpressionParser::ParseCall(TokenType function, size_
   // Expect(index, type) steps over a token that must be there, else throws.
   // The count of arguments must be FunctionArity(function); if it is not,
   // Fail at the name's index with a message naming the function, the count it
-  // takes and the count given (README "2. Tree: recursive descent").
+  // takes and the count given (README §3.2 "Tree: recursive descent").
   // ---- your code begins ----
   const size_t name = index;
   auto node = std::make_unique<TokenNode>();
@@ -73,7 +73,7 @@ sftensor TensorElementTrig(TokenType function, const sftensor& input) {
   // kSin) or the cosine (kCos) of every element. `input` stays unchanged: it
   // may be a model input or another layer's output. A null or empty input is
   // a ShapeError; a function other than kSin and kCos is the caller's bug:
-  // std::invalid_argument (README "4. Evaluation").
+  // std::invalid_argument (README §3.4 "Evaluation").
   // ---- your code begins ----
   if (function != TokenType::kSin && function != TokenType::kCos) {
     throw std::invalid_argument(
@@ -104,7 +104,7 @@ std::vector<sftensor> EvaluateReversePolish(const std::vector<const TokenNode*>&
   //    only for the last node of rpn;
   //  - any other token, a function with fewer than k values on the stack, or
   //    a stack that does not end with exactly one value: Error, naming it.
-  // Return the one value left (README "4. Evaluation").
+  // Return the one value left (README §3.4 "Evaluation").
   // ---- your code begins ----
   std::vector<std::vector<sftensor>> stack;
   for (const TokenNode* node : rpn) {
