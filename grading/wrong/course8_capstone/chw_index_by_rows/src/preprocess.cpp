@@ -51,11 +51,12 @@ sftensor ResizeBilinear(const Tensor<float>& chw, uint32_t rows, uint32_t cols) 
   };
   auto taps = [](uint32_t in, uint32_t out) {
     std::vector<Tap> t(out);
-    const float scale = static_cast<float>(in) / static_cast<float>(out);
     for (uint32_t i = 0; i < out; ++i) {
-      const float src = std::max(0.f, (static_cast<float>(i) + 0.5f) * scale - 0.5f);
+      // In double, rounded to float once, as OpenCV does: the pixels the classifier was
+      // trained on (models/shapes.py) come from cv2.resize.
+      const auto src = static_cast<float>(std::max(0.0, (i + 0.5) * in / out - 0.5));
       const auto lo = std::min(static_cast<uint32_t>(src), in - 1);
-      t[i] = {lo, std::min(lo + 1, in - 1), src - static_cast<float>(lo)};
+      t[i] = {lo, std::min(lo + 1, in - 1), lo + 1 < in ? src - static_cast<float>(lo) : 0.f};
     }
     return t;
   };

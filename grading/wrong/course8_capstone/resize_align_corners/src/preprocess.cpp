@@ -51,11 +51,12 @@ sftensor ResizeBilinear(const Tensor<float>& chw, uint32_t rows, uint32_t cols) 
   };
   auto taps = [](uint32_t in, uint32_t out) {
     std::vector<Tap> t(out);
-    const float scale = static_cast<float>(in) / static_cast<float>(out);
     for (uint32_t i = 0; i < out; ++i) {
-      const float src = out > 1 ? static_cast<float>(i) * static_cast<float>(in - 1) / static_cast<float>(out - 1) : 0.f;
+      // In double, rounded to float once, as OpenCV does: the pixels the classifier was
+      // trained on (models/shapes.py) come from cv2.resize.
+      const auto src = static_cast<float>(out > 1 ? static_cast<double>(i) * (in - 1) / (out - 1) : 0.0);
       const auto lo = std::min(static_cast<uint32_t>(src), in - 1);
-      t[i] = {lo, std::min(lo + 1, in - 1), src - static_cast<float>(lo)};
+      t[i] = {lo, std::min(lo + 1, in - 1), lo + 1 < in ? src - static_cast<float>(lo) : 0.f};
     }
     return t;
   };
