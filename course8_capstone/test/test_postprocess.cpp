@@ -215,7 +215,7 @@ TEST(UnLetterbox, UndoesTheLetterboxOfAPortraitImage) {
   ExpectSameBox(UnLetterbox(ToLetterboxed(box, 0.5f, 40, 0), 0.5f, 40, 0, 480, 640), box);
 }
 
-TEST(UnLetterbox, UndoesAnUpscaleWithOddPadding) {
+TEST(UnLetterbox, UndoesAnOddPadding) {
   // 100x47 into 96: scale min(96/47, 96/100) = 0.96, 96x45 (round(45.12)),
   // dh = (96 - 45) / 2 = 25.5: top round(25.4) = 25 rows, bottom 26.
   const Box box{12.5f, 3, 87.5f, 44};

@@ -31,6 +31,19 @@ TEST(HiddenNms, IoUExactlyAtTheThresholdKeepsBoth) {
   EXPECT_EQ(kept.size(), 2u);
 }
 
+TEST(HiddenNms, EqualScoresKeepTheirInputOrder) {
+  // 40 disjoint boxes of one score: nothing is suppressed, and equal scores keep the
+  // order they came in (the header's promise; std::sort may shuffle them, stable_sort not).
+  std::vector<Detection> all;
+  for (int i = 0; i < 40; ++i) {
+    const auto x = static_cast<float>(20 * i);
+    all.push_back({{x, 0, x + 10, 10}, i % 3, 0.5f});
+  }
+  const std::vector<Detection> kept = Nms(all, 0.45f);
+  ASSERT_EQ(kept.size(), all.size());
+  for (size_t i = 0; i < kept.size(); ++i) EXPECT_EQ(kept[i].box.x1, all[i].box.x1) << i;
+}
+
 TEST(HiddenLetterbox, FarCornersClipToTheImageSize) {
   // Corners are continuous coordinates: the far edge of a 1280x720 image is x = 1280,
   // y = 720, not the last pixel's index.
