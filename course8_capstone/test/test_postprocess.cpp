@@ -3,6 +3,7 @@
 // (tools/capstone_nms_ref.py, final_project/test/data/make_nms_ref.py).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <string>
 
@@ -142,6 +143,8 @@ TEST(Nms, NothingInNothingOut) { EXPECT_TRUE(Nms({}, 0.45f).empty()); }
 // and the indices torchvision.ops.batched_nms keeps at IoU 0.45, printed by
 //   /usr/bin/python3 tools/capstone_nms_ref.py
 TEST(Nms, KeepsWhatTorchvisionsBatchedNmsKeepsOnHandMadeBoxes) {
+  // One box per line, as tools/capstone_nms_ref.py prints them.
+  // clang-format off
   const std::vector<std::array<float, 6>> boxes = {
       // x1, y1, x2, y2, score, class
       {1.0f, 1.0f, 11.0f, 11.0f, 0.8f, 0},
@@ -155,9 +158,11 @@ TEST(Nms, KeepsWhatTorchvisionsBatchedNmsKeepsOnHandMadeBoxes) {
       {63.0f, 0.0f, 73.0f, 10.0f, 0.75f, 1},
       {66.0f, 0.0f, 76.0f, 10.0f, 0.65f, 1},
   };
+  // clang-format on
   const std::vector<size_t> torchvision_keeps = {7, 1, 2, 3, 9, 4, 5, 6};
   std::vector<Detection> all;
-  for (const auto& b : boxes) all.push_back(Det(b[0], b[1], b[2], b[3], b[4], static_cast<int>(b[5])));
+  for (const auto& b : boxes)
+    all.push_back(Det(b[0], b[1], b[2], b[3], b[4], static_cast<int>(b[5])));
   const std::vector<Detection> kept = Nms(all, 0.45f);
   ASSERT_EQ(kept.size(), torchvision_keeps.size());
   for (size_t k = 0; k < kept.size(); ++k) {

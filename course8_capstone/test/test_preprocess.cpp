@@ -84,8 +84,8 @@ TEST(ResizeBilinear, UpscaleTwoByTwoToFourByFourByHand) {
 TEST(ResizeBilinear, DownscaleByTwoAveragesEachTwoByTwoBlock) {
   // (x + 0.5) * 2 - 0.5 = 2x + 0.5: halfway between input pixels 2x and 2x + 1.
   // Input v(y, x) = 4y + x, so out(y, x) = 4 (2y + 0.5) + 2x + 0.5.
-  const sftensor t = ResizeBilinear(
-      *Planes(4, 4, {{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}}), 2, 2);
+  const sftensor t =
+      ResizeBilinear(*Planes(4, 4, {{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}}), 2, 2);
   ExpectPlane(*t, 0, {2.5f, 4.5f, 10.5f, 12.5f});
 }
 

@@ -89,14 +89,14 @@ sftensor ResizeCenterCrop(const Tensor<float>& chw, int resize, int crop) {
   const int64_t short_side = std::min(h, w), long_side = std::max(h, w);
   const auto new_long = static_cast<uint32_t>(resize * long_side / short_side);
   const auto side = static_cast<uint32_t>(resize);
-  const sftensor resized = h <= w ? ResizeBilinear(chw, side, new_long)
-                                  : ResizeBilinear(chw, new_long, side);
+  const sftensor resized =
+      h <= w ? ResizeBilinear(chw, side, new_long) : ResizeBilinear(chw, new_long, side);
   const auto top = static_cast<uint32_t>(PythonRound((resized->rows() - crop) / 2.0));
   const auto left = static_cast<uint32_t>(PythonRound((resized->cols() - crop) / 2.0));
   const auto size = static_cast<uint32_t>(crop);
   sftensor out = TensorCreate(chw.channels(), size, size);
-  out->data() = resized->data().subcube(top, left, 0, top + size - 1, left + size - 1,
-                                        chw.channels() - 1);
+  out->data() =
+      resized->data().subcube(top, left, 0, top + size - 1, left + size - 1, chw.channels() - 1);
   return out;
 }
 

@@ -30,8 +30,8 @@ sftensor ImageToChw(const std::vector<uint8_t>& hwc, uint32_t rows, uint32_t col
 // Each channel c of a (C, H, W) tensor resized to rows x cols by bilinear interpolation
 // with half-pixel centres, as PyTorch's interpolate(mode="bilinear", align_corners=False,
 // antialias=False) and OpenCV's INTER_LINEAR: output pixel x reads the input at
-// (x + 0.5) * in / out - 0.5, clamped to [0, in - 1] at the borders. Throws ShapeError
-// when rows or cols is 0.
+// (x + 0.5) * in / out - 0.5 (computed in double and rounded to float once, as OpenCV
+// does), clamped to [0, in - 1] at the borders. Throws ShapeError when rows or cols is 0.
 sftensor ResizeBilinear(const Tensor<float>& chw, uint32_t rows, uint32_t cols);
 
 // In place, channel c of a (3, H, W) tensor becomes (x - mean[c]) / stddev[c].
