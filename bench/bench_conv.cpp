@@ -28,7 +28,7 @@
 // Threads: OMP_NUM_THREADS (OpenBLAS always runs single-threaded inside the engine).
 // Routes: by default the 3x3 stride-1 shapes with 16 to 256 channels take the
 // Winograd route and the shapes with at most 256 output positions the direct
-// route (course6_conv/README.md §7; each layer is made for its shape's output
+// route (course6_conv/README.md §8; each layer is made for its shape's output
 // size); KUIPER_WINOGRAD=0 and KUIPER_DIRECT=0 time them through the im2col
 // route instead (the lab's unfolding and the core's GEMM).
 // The shapes: `nn.Conv2d` lines of build/models/{resnet18,yolov5s}/*.pnnx.param

@@ -8,6 +8,10 @@ std::string BinaryDir() { return "@PROJECT_BINARY_DIR@"; }
 }  // namespace kuiper::test
 ]] @ONLY)
 add_library(kuiper_test_binary_dir STATIC ${PROJECT_BINARY_DIR}/test_binary_dir.cpp)
+# The main of every test program: GoogleTest's, plus the report to a grader
+# (kuiper/test/report_main.cpp says what it writes and why).
+add_library(kuiper_test_main STATIC ${PROJECT_SOURCE_DIR}/kuiper/test/report_main.cpp)
+target_link_libraries(kuiper_test_main PUBLIC GTest::gtest)
 
 # kuiper_add_tests(TARGET t LABEL l PREFIX p TIMEOUT s [ISOLATED [LAB lab]] SOURCES ...)
 # One GoogleTest program linked to the engine; its tests are registered with
@@ -30,7 +34,7 @@ function(kuiper_add_tests)
   else()
     target_link_libraries(${ARG_TARGET} PRIVATE kuiper)
   endif()
-  target_link_libraries(${ARG_TARGET} PRIVATE GTest::gtest GTest::gtest_main
+  target_link_libraries(${ARG_TARGET} PRIVATE GTest::gtest kuiper_test_main
                         kuiper_test_binary_dir)
   # Tests find their data through KUIPER_SOURCE_DIR, never through the working directory;
   # kuiper/test/test_files.hpp says where they write.

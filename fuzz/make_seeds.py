@@ -115,6 +115,11 @@ EXPRESSIONS = {
     "bad_operand": "add(@0,@7)",
     "unknown_word": "tan(@0)",
     "deep": "neg(" * 300 + "@0" + ")" * 300,
+    # The call rule of any arity (lab course7): three arguments, a wrong count
+    # inside a call, a trailing comma.
+    "where": "where(gt(@1,0),@2,mul(@0,0.5))",
+    "wrong_arity": "add(@0,neg(@1,@2))",
+    "trailing_comma": "add(@0,@1,)",
 }
 for name, text in EXPRESSIONS.items():
     write("expression", name + ".txt", text)

@@ -1164,8 +1164,8 @@ def expression_tree():
                  mono=True)
         svg.text(x + (tw - 4) / 2, 127, f"[{start},{stop})", 9, mono=True, fill=GREY_D)
     # 2. The tree, with the post-order number of each node.
-    svg.text(20, 170, "2. Generate(): the syntax tree (a function's arguments are its children; "
-             "sin has only a left child)", 13, anchor="start", bold=True)
+    svg.text(20, 170, "2. Generate(): the syntax tree (a call's arguments, in the order written, "
+             "are its children)", 13, anchor="start", bold=True)
     rank = {id(n): i for i, n in enumerate(rpn)}
     place = {id(root): (300, 210)}
     place[id(root["children"][0])] = (170, 300)
@@ -1174,10 +1174,10 @@ def expression_tree():
     place[id(root["children"][0]["children"][1])] = (240, 390)
     place[id(root["children"][1]["children"][0])] = (380, 390)
     for node in rpn:
-        for side, child in zip(("left", "right"), node["children"]):
+        for side, child in zip(("[0]", "[1]"), node["children"]):
             (x1, y1), (x2, y2) = place[id(node)], place[id(child)]
             svg.line(x1, y1 + 18, x2, y2 - 18, GREY_D, 1.5, arrow=True)
-            svg.text((x1 + x2) / 2 + (-26 if side == "left" else 26), (y1 + y2) / 2 + 4, side,
+            svg.text((x1 + x2) / 2 + (-26 if side == "[0]" else 26), (y1 + y2) / 2 + 4, side,
                      10, italic=True, fill=GREY_D)
     for node in rpn:
         x, y = place[id(node)]
@@ -1216,8 +1216,9 @@ def expression_tree():
     svg.text(470, 500, "reverse Polish: " + " ".join(n["text"] for n in rpn), 15, mono=True,
              bold=True)
     svg.text(470, 525, "the stack ends with one entry, the result: " + stack[0], 12, mono=True)
-    svg.text(470, 546, "course 7 adds sin and cos: the lexer words (ClassifyWord), the one-argument call "
-             "(ParseUnaryCall), the evaluator (TensorElementTrig)", 11, fill=ORANGE_D)
+    svg.text(470, 546, "course 7: the call rule of any arity (ParseCall), the stack machine "
+             "(EvaluateReversePolish), and sin and cos (ClassifyWord, TensorElementTrig)", 11,
+             fill=ORANGE_D)
     return svg.render()
 
 

@@ -1,5 +1,5 @@
 // Stretch task of course1_tensor (optional, label course1_stretch): a softmax
-// that does not overflow. See course1_tensor/README.md §11.
+// that does not overflow. See course1_tensor/README.md §10.
 #include <fmt/format.h>
 
 #include <armadillo>
@@ -19,7 +19,7 @@ arma::frowvec LogSumExp(const arma::fmat& x);
 void Softmax(const arma::fmat& x, arma::fmat& y);
 
 arma::frowvec LogSumExp(const arma::fmat& x) {
-  // TODO(course1 stretch): README §11 shows why e^x overflows for x > 88.7 and
+  // TODO(course1 stretch): README §10 shows why e^x overflows for x > 88.7 and
   // which identity lets you compute the log of the sum without ever forming a
   // large e^x. Refuse an x without rows (its sum would be empty).
   // ---- your code begins ----
@@ -29,7 +29,7 @@ arma::frowvec LogSumExp(const arma::fmat& x) {
 
 void Softmax(const arma::fmat& x, arma::fmat& y) {
   // TODO(course1 stretch): the softmax of every column, with no overflow for
-  // any finite input and no loss of precision for large ones (README §11).
+  // any finite input and no loss of precision for large ones (README §10).
   // ---- your code begins ----
   KUIPER_TODO("course1_stretch", "Softmax");
   // ---- your code ends ----

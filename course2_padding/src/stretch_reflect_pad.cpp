@@ -1,6 +1,6 @@
 // Stretch task of course2_padding (optional, label course2_stretch): padding
 // that mirrors the border instead of filling a constant. See
-// course2_padding/README.md §11.
+// course2_padding/README.md §10.
 #include <fmt/format.h>
 
 #include "kuiper/error.hpp"
@@ -18,7 +18,7 @@ namespace kuiper::stretch {
 ftensor PadReflect(const ftensor& input, const std::vector<uint32_t>& pads);
 
 ftensor PadReflect(const ftensor& input, const std::vector<uint32_t>& pads) {
-  // TODO(course2 stretch): README §11 derives where each new element is read
+  // TODO(course2 stretch): README §10 derives where each new element is read
   // from (a reflection of the row and of the column index) and why a pad must
   // be smaller than the size it mirrors.
   // ---- your code begins ----

@@ -23,9 +23,9 @@ TEST(PadReflect, OneRowMirrorsAroundTheEndElements) {
   ftensor t(1, 1, 3);
   t.Fill({1, 2, 3}, true);
   const ftensor out = PadReflect(t, {0, 0, 2, 2});
-  EXPECT_EQ(out.raw_shapes(), std::vector<uint32_t>({1, 1, 7})) << "see README §11";
+  EXPECT_EQ(out.raw_shapes(), std::vector<uint32_t>({1, 1, 7})) << "see README §10";
   EXPECT_EQ(out.values(true), std::vector<float>({3, 2, 1, 2, 3, 2, 1}))
-      << "the end elements are mirrors, not repeated; see README §11";
+      << "the end elements are mirrors, not repeated; see README §10";
 }
 
 TEST(PadReflect, TwoByThreeMatchesPyTorch) {
@@ -33,22 +33,22 @@ TEST(PadReflect, TwoByThreeMatchesPyTorch) {
   ftensor t(1, 2, 3);
   t.Fill({1, 2, 3, 4, 5, 6}, true);
   const ftensor out = PadReflect(t, {1, 1, 2, 1});
-  EXPECT_EQ(out.raw_shapes(), std::vector<uint32_t>({1, 4, 6})) << "see README §11";
+  EXPECT_EQ(out.raw_shapes(), std::vector<uint32_t>({1, 4, 6})) << "see README §10";
   EXPECT_EQ(out.values(true), std::vector<float>({6, 5, 4, 5, 6, 5,  //
                                                   3, 2, 1, 2, 3, 2,  //
                                                   6, 5, 4, 5, 6, 5,  //
                                                   3, 2, 1, 2, 3, 2}))
-      << "see README §11";
+      << "see README §10";
 }
 
 TEST(PadReflect, EveryChannelIsPaddedOnItsOwn) {
   ftensor t(2, 2, 2);
   t.Fill({1, 2, 3, 4, 10, 20, 30, 40}, true);
   const ftensor out = PadReflect(t, {1, 0, 0, 1});
-  EXPECT_EQ(out.raw_shapes(), std::vector<uint32_t>({2, 3, 3})) << "see README §11";
+  EXPECT_EQ(out.raw_shapes(), std::vector<uint32_t>({2, 3, 3})) << "see README §10";
   EXPECT_EQ(out.values(true), std::vector<float>({3, 4, 3, 1, 2, 1, 3, 4, 3,  //
                                                   30, 40, 30, 10, 20, 10, 30, 40, 30}))
-      << "see README §11";
+      << "see README §10";
 }
 
 TEST(PadReflect, OddShapeWithEveryAllowedPadMatchesMirroredIndices) {
@@ -66,29 +66,29 @@ TEST(PadReflect, OddShapeWithEveryAllowedPadMatchesMirroredIndices) {
                                    std::to_string(left) + "," + std::to_string(right);
           ASSERT_EQ(out.raw_shapes(),
                     std::vector<uint32_t>({2, 3 + top + bottom, 5 + left + right}))
-              << pads << "; see README §11";
+              << pads << "; see README §10";
           for (uint32_t c = 0; c < 2; ++c)
             for (uint32_t r = 0; r < out.rows(); ++r)
               for (uint32_t k = 0; k < out.cols(); ++k)
                 ASSERT_EQ(out.at(c, r, k),
                           t.at(c, mirror(int(r) - int(top), 3), mirror(int(k) - int(left), 5)))
                     << "pads " << pads << " at (" << c << ", " << r << ", " << k
-                    << "); see README §11";
+                    << "); see README §10";
         }
 }
 
 TEST(PadReflect, PadAsLargeAsTheSizeThrows) {
   ftensor t(1, 2, 3);
   EXPECT_THROW(PadReflect(t, {2, 0, 0, 0}), ShapeError)
-      << "top = rows has nothing to mirror; see README §11";
+      << "top = rows has nothing to mirror; see README §10";
   EXPECT_THROW(PadReflect(t, {0, 0, 0, 3}), ShapeError)
-      << "right = cols has nothing to mirror; see README §11";
+      << "right = cols has nothing to mirror; see README §10";
 }
 
 TEST(PadReflect, WrongNumberOfPadsOrEmptyTensorThrows) {
   ftensor t(1, 2, 3);
-  EXPECT_THROW(PadReflect(t, {1, 1, 1}), ShapeError) << "see README §11";
-  EXPECT_THROW(PadReflect(ftensor(), {0, 0, 0, 0}), ShapeError) << "see README §11";
+  EXPECT_THROW(PadReflect(t, {1, 1, 1}), ShapeError) << "see README §10";
+  EXPECT_THROW(PadReflect(ftensor(), {0, 0, 0, 0}), ShapeError) << "see README §10";
 }
 
 }  // namespace

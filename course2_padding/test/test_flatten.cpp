@@ -40,27 +40,27 @@ TEST(Flatten, RowMajorReadsChannelThenRowThenColumn) {
   ftensor t(2, 2, 3);
   t.Fill({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, /*row_major=*/true);
   t.Flatten(true);
-  ExpectOneDimensional(t, 12, "see README §3 and §4");
+  ExpectOneDimensional(t, 12, "see README §3.2 and §3.3");
   EXPECT_EQ(t.values(true), std::vector<float>({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}))
-      << "see README §4 (row-major: channel, row, column)";
+      << "see README §3.3 (row-major: channel, row, column)";
 }
 
 TEST(Flatten, ColumnMajorReadsStorageOrder) {
   ftensor t(2, 2, 3);
   t.Fill({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, /*row_major=*/true);
   t.Flatten(false);
-  ExpectOneDimensional(t, 12, "see README §3 and §4");
+  ExpectOneDimensional(t, 12, "see README §3.2 and §3.3");
   // Each channel column by column: [[0 1 2] [3 4 5]] -> 0 3 1 4 2 5.
   EXPECT_EQ(t.values(true), std::vector<float>({0, 3, 1, 4, 2, 5, 6, 9, 7, 10, 8, 11}))
-      << "see README §4 (storage order: channel, column, row)";
+      << "see README §3.3 (storage order: channel, column, row)";
 }
 
 TEST(Flatten, TwoDimensionalNonSquareRowMajor) {
   ftensor t(3, 2);
   t.Fill({1, 2, 3, 4, 5, 6}, true);
   t.Flatten(true);
-  ExpectOneDimensional(t, 6, "see README §3");
-  EXPECT_EQ(t.values(true), std::vector<float>({1, 2, 3, 4, 5, 6})) << "see README §4";
+  ExpectOneDimensional(t, 6, "see README §3.2");
+  EXPECT_EQ(t.values(true), std::vector<float>({1, 2, 3, 4, 5, 6})) << "see README §3.3";
 }
 
 TEST(Flatten, TwoDimensionalNonSquareStorageOrder) {
@@ -68,8 +68,8 @@ TEST(Flatten, TwoDimensionalNonSquareStorageOrder) {
   ftensor t(3, 2);
   t.Fill({1, 2, 3, 4, 5, 6}, true);
   t.Flatten(false);
-  ExpectOneDimensional(t, 6, "see README §3");
-  EXPECT_EQ(t.values(true), std::vector<float>({1, 3, 5, 2, 4, 6})) << "see README §4";
+  ExpectOneDimensional(t, 6, "see README §3.2");
+  EXPECT_EQ(t.values(true), std::vector<float>({1, 3, 5, 2, 4, 6})) << "see README §3.3";
 }
 
 TEST(Flatten, OneDimensionalIsUnchanged) {
@@ -77,9 +77,9 @@ TEST(Flatten, OneDimensionalIsUnchanged) {
     ftensor t(4);
     t.Fill({4, 3, 2, 1}, true);
     t.Flatten(row_major);
-    ExpectOneDimensional(t, 4, "see README §4 (for a 1-D tensor both orders agree)");
+    ExpectOneDimensional(t, 4, "see README §3.3 (for a 1-D tensor both orders agree)");
     EXPECT_EQ(t.values(true), std::vector<float>({4, 3, 2, 1}))
-        << "row_major=" << row_major << "; see README §4";
+        << "row_major=" << row_major << "; see README §3.3";
   }
 }
 
@@ -89,7 +89,7 @@ TEST(Flatten, TensorWithoutElementsBecomesOneDimensionalOfZero) {
     t.Flatten(row_major);
     ExpectOneDimensional(t, 0,
                          std::string("row_major=") + (row_major ? "true" : "false") +
-                             "; see README §4 (a tensor without elements is not an error)");
+                             "; see README §3.3 (a tensor without elements is not an error)");
   }
 }
 
@@ -107,10 +107,33 @@ TEST(Flatten, EveryShapeUpTo3x4x5InBothOrders) {
           const std::string shape = std::to_string(c) + "x" + std::to_string(h) + "x" +
                                     std::to_string(w) + (row_major ? " row-major" : " storage");
           ASSERT_EQ(t.raw_shapes(), std::vector<uint32_t>({c * h * w}))
-              << shape << "; see README §3";
-          EXPECT_EQ(t.values(true), expected) << shape << "; see README §2 and §4";
+              << shape << "; see README §3.2";
+          EXPECT_EQ(t.values(true), expected) << shape << "; see README §3.1 and §3.3";
         }
       }
+    }
+  }
+}
+
+TEST(Flatten, FourToSevenDimensionalTensorsInBothOrders) {
+  // N-D tensors fold their leading dimensions into the channels (README §3.2):
+  // (2, 3, 2, 2) is 6 channels of 2x2. Flatten must count every channel the
+  // storage has, not the channels a 3-D raw_shapes() would name.
+  const std::vector<std::vector<uint32_t>> shapes = {
+      {2, 3, 2, 2}, {2, 1, 3, 2, 3}, {1, 2, 2, 1, 2, 3}, {2, 1, 2, 1, 1, 3, 2}};
+  for (const auto& shape : shapes) {
+    for (bool row_major : {true, false}) {
+      ftensor t(shape);
+      std::vector<float> data(t.size());
+      std::iota(data.begin(), data.end(), 0.f);
+      t.Fill(data, true);
+      const std::vector<float> expected = NaiveOrder(t, row_major);
+      t.Flatten(row_major);
+      const std::string why = std::to_string(shape.size()) + "-D tensor, " +
+                              (row_major ? "row-major" : "storage order") +
+                              "; see README §3.2 (4 to 7 dimensions)";
+      ExpectOneDimensional(t, static_cast<uint32_t>(data.size()), why);
+      EXPECT_EQ(t.values(true), expected) << why;
     }
   }
 }

@@ -44,8 +44,8 @@ void ExpectPadded(const ftensor& original, const std::vector<uint32_t>& pads, fl
   ftensor t = original;
   t.Padding(pads, value);
   const ftensor expected = NaivePad(original, pads[0], pads[1], pads[2], pads[3], value);
-  ASSERT_EQ(t.shapes(), expected.shapes()) << PadsText(pads) << "; see README §5";
-  EXPECT_EQ(t.values(true), expected.values(true)) << PadsText(pads) << "; see README §5";
+  ASSERT_EQ(t.shapes(), expected.shapes()) << PadsText(pads) << "; see README §3.4";
+  EXPECT_EQ(t.values(true), expected.values(true)) << PadsText(pads) << "; see README §3.4";
 }
 
 TEST(Padding, TopOnly) { ExpectPadded(Counting(2, 3, 4), {2, 0, 0, 0}, -1.f); }
@@ -75,11 +75,11 @@ TEST(Padding, HandoutWorkedExample) {
   ftensor t(1, 2, 3);
   t.Fill({1, 2, 3, 4, 5, 6}, true);
   t.Padding({1, 0, 2, 1}, 0.f);
-  EXPECT_EQ(t.raw_shapes(), std::vector<uint32_t>({1, 3, 6})) << "see README §5 and §6";
+  EXPECT_EQ(t.raw_shapes(), std::vector<uint32_t>({1, 3, 6})) << "see README §3.4 and §3.5";
   EXPECT_EQ(t.values(true), std::vector<float>({0, 0, 0, 0, 0, 0,  //
                                                 0, 0, 1, 2, 3, 0,  //
                                                 0, 0, 4, 5, 6, 0}))
-      << "see README §5 (the worked example)";
+      << "see README §3.4 (the worked example)";
 }
 
 TEST(Padding, HandCheckedSmallCase) {
@@ -88,8 +88,8 @@ TEST(Padding, HandCheckedSmallCase) {
   t.Padding({1, 0, 0, 1}, 0.f);
   // [[0 0 0]
   //  [1 2 0]]
-  EXPECT_EQ(t.raw_shapes(), std::vector<uint32_t>({2, 3})) << "see README §6";
-  EXPECT_EQ(t.values(true), std::vector<float>({0, 0, 0, 1, 2, 0})) << "see README §5";
+  EXPECT_EQ(t.raw_shapes(), std::vector<uint32_t>({2, 3})) << "see README §3.5";
+  EXPECT_EQ(t.values(true), std::vector<float>({0, 0, 0, 1, 2, 0})) << "see README §3.4";
 }
 
 TEST(Padding, RandomShapesAndPadsMatchNaiveLoops) {
@@ -106,12 +106,12 @@ TEST(Padding, RandomShapesAndPadsMatchNaiveLoops) {
   }
 }
 
-// ---- the rank rules of README §6 ----
+// ---- the rank rules of README §3.5 ----
 
 TEST(Padding, ThreeDimensionalKeepsItsRank) {
   ftensor t = Counting(3, 2, 5);
   t.Padding({1, 1, 2, 2}, 0.f);
-  EXPECT_EQ(t.raw_shapes(), std::vector<uint32_t>({3, 4, 9})) << "see README §6 (3-D stays 3-D)";
+  EXPECT_EQ(t.raw_shapes(), std::vector<uint32_t>({3, 4, 9})) << "see README §3.5 (3-D stays 3-D)";
 }
 
 TEST(Padding, ThreeDimensionalWithOneChannelAndOneRowStaysThreeDimensional) {
@@ -119,15 +119,15 @@ TEST(Padding, ThreeDimensionalWithOneChannelAndOneRowStaysThreeDimensional) {
   t.Fill({1, 2, 3}, true);
   t.Padding({0, 0, 1, 1}, 0.f);
   EXPECT_EQ(t.raw_shapes(), std::vector<uint32_t>({1, 1, 5}))
-      << "a 3-D tensor stays 3-D even with one channel and one row; see README §6";
-  EXPECT_EQ(t.values(true), std::vector<float>({0, 1, 2, 3, 0})) << "see README §5";
+      << "a 3-D tensor stays 3-D even with one channel and one row; see README §3.5";
+  EXPECT_EQ(t.values(true), std::vector<float>({0, 1, 2, 3, 0})) << "see README §3.4";
 }
 
 TEST(Padding, TwoDimensionalStaysTwoDimensional) {
   ftensor t(2, 3);
   t.Fill({1, 2, 3, 4, 5, 6}, true);
   t.Padding({1, 2, 0, 1}, 0.f);
-  EXPECT_EQ(t.raw_shapes(), std::vector<uint32_t>({5, 4})) << "see README §6 (2-D stays 2-D)";
+  EXPECT_EQ(t.raw_shapes(), std::vector<uint32_t>({5, 4})) << "see README §3.5 (2-D stays 2-D)";
 }
 
 TEST(Padding, OneRowTwoDimensionalPaddedSidewaysStaysTwoDimensional) {
@@ -135,8 +135,8 @@ TEST(Padding, OneRowTwoDimensionalPaddedSidewaysStaysTwoDimensional) {
   t.Fill({1, 2, 3}, true);
   t.Padding({0, 0, 1, 1}, 0.f);
   EXPECT_EQ(t.raw_shapes(), std::vector<uint32_t>({1, 5}))
-      << "a 2-D tensor of one row stays 2-D, it does not become 1-D; see README §6";
-  EXPECT_EQ(t.values(true), std::vector<float>({0, 1, 2, 3, 0})) << "see README §5";
+      << "a 2-D tensor of one row stays 2-D, it does not become 1-D; see README §3.5";
+  EXPECT_EQ(t.values(true), std::vector<float>({0, 1, 2, 3, 0})) << "see README §3.4";
 }
 
 TEST(Padding, OneDimensionalPaddedOnlySidewaysStaysOneDimensional) {
@@ -144,8 +144,8 @@ TEST(Padding, OneDimensionalPaddedOnlySidewaysStaysOneDimensional) {
   t.Fill({1, 2, 3}, true);
   t.Padding({0, 0, 1, 2}, 0.f);
   EXPECT_EQ(t.raw_shapes(), std::vector<uint32_t>({6}))
-      << "left/right padding of a 1-D tensor keeps one row; see README §6";
-  EXPECT_EQ(t.values(true), std::vector<float>({0, 1, 2, 3, 0, 0})) << "see README §5";
+      << "left/right padding of a 1-D tensor keeps one row; see README §3.5";
+  EXPECT_EQ(t.values(true), std::vector<float>({0, 1, 2, 3, 0, 0})) << "see README §3.4";
 }
 
 TEST(Padding, OneDimensionalPaddedAtTheTopBecomesTwoDimensional) {
@@ -153,25 +153,25 @@ TEST(Padding, OneDimensionalPaddedAtTheTopBecomesTwoDimensional) {
   t.Fill({1, 2, 3}, true);
   t.Padding({1, 0, 0, 0}, 0.f);
   EXPECT_EQ(t.raw_shapes(), std::vector<uint32_t>({2, 3}))
-      << "a 1-D tensor with a second row is 2-D; see README §6";
-  EXPECT_EQ(t.values(true), std::vector<float>({0, 0, 0, 1, 2, 3})) << "see README §5";
+      << "a 1-D tensor with a second row is 2-D; see README §3.5";
+  EXPECT_EQ(t.values(true), std::vector<float>({0, 0, 0, 1, 2, 3})) << "see README §3.4";
 }
 
 TEST(Padding, OneDimensionalPaddedAtTheBottomAndSidesBecomesTwoDimensional) {
   ftensor t(2);
   t.Fill({1, 2}, true);
   t.Padding({0, 1, 1, 0}, 9.f);
-  EXPECT_EQ(t.raw_shapes(), std::vector<uint32_t>({2, 3})) << "see README §6";
-  EXPECT_EQ(t.values(true), std::vector<float>({9, 1, 2, 9, 9, 9})) << "see README §5";
+  EXPECT_EQ(t.raw_shapes(), std::vector<uint32_t>({2, 3})) << "see README §3.5";
+  EXPECT_EQ(t.values(true), std::vector<float>({9, 1, 2, 9, 9, 9})) << "see README §3.4";
 }
 
 // ---- errors ----
 
 TEST(Padding, WrongNumberOfPadsThrows) {
   ftensor t(1, 2, 2);
-  EXPECT_THROW(t.Padding({1, 1, 1}, 0.f), ShapeError) << "see README §5 (errors)";
-  EXPECT_THROW(t.Padding({1, 1, 1, 1, 1}, 0.f), ShapeError) << "see README §5 (errors)";
-  EXPECT_THROW(t.Padding({}, 0.f), ShapeError) << "see README §5 (errors)";
+  EXPECT_THROW(t.Padding({1, 1, 1}, 0.f), ShapeError) << "see README §3.4 (errors)";
+  EXPECT_THROW(t.Padding({1, 1, 1, 1, 1}, 0.f), ShapeError) << "see README §3.4 (errors)";
+  EXPECT_THROW(t.Padding({}, 0.f), ShapeError) << "see README §3.4 (errors)";
 }
 
 TEST(Padding, PadsThatOverflowAUint32SizeThrow) {
@@ -179,15 +179,15 @@ TEST(Padding, PadsThatOverflowAUint32SizeThrow) {
   // more: in uint32_t they would wrap around to 3 and 4.
   ftensor tall(1, 3, 4);
   EXPECT_THROW(tall.Padding({UINT32_MAX - 1, 2, 0, 0}, 0.f), ShapeError)
-      << "rows + top + bottom > UINT32_MAX; see README §5 (errors)";
+      << "rows + top + bottom > UINT32_MAX; see README §3.4 (errors)";
   ftensor wide(1, 3, 4);
   EXPECT_THROW(wide.Padding({0, 0, 1, UINT32_MAX}, 0.f), ShapeError)
-      << "cols + left + right > UINT32_MAX; see README §5 (errors)";
+      << "cols + left + right > UINT32_MAX; see README §3.4 (errors)";
 }
 
 TEST(Padding, EmptyTensorThrows) {
   ftensor t;
-  EXPECT_THROW(t.Padding({1, 1, 1, 1}, 0.f), ShapeError) << "see README §5 (errors)";
+  EXPECT_THROW(t.Padding({1, 1, 1, 1}, 0.f), ShapeError) << "see README §3.4 (errors)";
 }
 
 }  // namespace

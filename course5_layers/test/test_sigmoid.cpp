@@ -146,6 +146,21 @@ TEST(SigmoidLayer, FailedCheckLeavesOutputsAlone) {
   EXPECT_EQ(slot->values(), std::vector<float>({7.f, 7.f}));
 }
 
+TEST(SigmoidLayer, FailedCheckLeavesAWrongShapedOutputSlotInPlace) {
+  // Item 0's slot has another shape than its input, so EnsureOutput would
+  // replace it: a call that fails on item 1 must not have reached item 0.
+  SigmoidLayer layer;
+  sftensor slot = TensorCreate(1, 1, 3);
+  slot->Fill(7.f);
+  std::vector<sftensor> outputs = {slot, nullptr};
+  EXPECT_EQ(layer.Forward({Ramp(1, 1, 2, 0, 1), nullptr}, outputs),
+            InferStatus::kInferFailedInputEmpty);
+  EXPECT_EQ(outputs[0], slot)
+      << "a failed call replaced an output slot; see README \"What Forward must check\" "
+         "(check everything first)";
+  EXPECT_EQ(slot->values(), std::vector<float>({7.f, 7.f, 7.f}));
+}
+
 TEST(SigmoidRegistration, BothTypeNamesAreRegistered) {
   for (const char* type : {"nn.Sigmoid", "F.sigmoid"}) {
     EXPECT_TRUE(LayerRegisterer::HasCreator(type))

@@ -1,4 +1,4 @@
-// Lab course6_conv, part 2: the grouped convolution (course6_conv/README.md §5-§6).
+// Lab course6_conv, part 2: the grouped convolution (course6_conv/README.md §3.6-§3.7).
 #include "kuiper/error.hpp"
 #include "kuiper/layers/convolution.hpp"
 
@@ -9,11 +9,11 @@ void ConvolutionLayer::ComputeGroups(const ftensor& input, ftensor& output) cons
   // into `output` (out_channels x out_h x out_w, already allocated: overwrite
   // every element). With params_.groups = G, the layer is G independent
   // convolutions, each from its own share of the input channels to its own
-  // share of the output channels (README §5). For each group, describe its
+  // share of the output channels (README §3.6). For each group, describe its
   // im2col matrix and multiply it by the group's kernels (kernels_) so that
   // the product lands directly in the group's output channels, with each
   // output channel's bias (bias_, possibly empty) added and activation_
-  // applied while the product is still in the cache (README §6: which core
+  // applied while the product is still in the cache (README §3.7: which core
   // functions do this, and why no copy or transpose is needed). activation_
   // is ReLU or SiLU when the graph fused the following layer into this one;
   // leaving it out makes every model's answer wrong.

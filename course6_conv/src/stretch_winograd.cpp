@@ -1,6 +1,6 @@
 // Stretch task of lab course6_conv (optional, label course6_stretch, not part
 // of the lab's grade): Winograd's F(2x2, 3x3) convolution for one group,
-// README §9. Build it with `cmake --preset student -DKUIPER_STRETCH=ON`, then
+// README §10.1. Build it with `cmake --preset student -DKUIPER_STRETCH=ON`, then
 // `ctest --preset student -L course6_stretch`.
 #include <armadillo>
 #include <vector>
@@ -30,7 +30,7 @@ arma::fmat WinogradF2x2_3x3(const ftensor& input, const ConvParams& params,
   // (U = G g G^T), then for every 2x2 output tile transform its 4x4 input
   // patch (V = B^T d B, zeros outside the image), multiply U and V element by
   // element summing over channels, and transform back (Y = A^T M A), writing
-  // only the outputs that exist (an odd output size has half tiles). README §9.
+  // only the outputs that exist (an odd output size has half tiles). README §10.1.
   // ---- your code begins ----
   KUIPER_TODO("course6", "WinogradF2x2_3x3");
   // ---- your code ends ----

@@ -1,5 +1,5 @@
 // course6 stretch task: Winograd F(2x2, 3x3) (src/stretch_winograd.cpp)
-// against the im2col product and a direct convolution in double (README §9).
+// against the im2col product and a direct convolution in double (README §10.1).
 #include <gtest/gtest.h>
 
 #include <random>
@@ -25,8 +25,9 @@ ConvParams ThreeByThree(uint32_t padding_h, uint32_t padding_w) {
 // The convolution straight from its definition, in double, in the layout of
 // the im2col product: row oy + ox * out_h, column o.
 arma::mat Direct(const ftensor& input, const ConvParams& p, const arma::fmat& kernels) {
-  const uint32_t out_h = ConvOutputSize(input.rows(), 3, 1, p.padding_h, 1);
-  const uint32_t out_w = ConvOutputSize(input.cols(), 3, 1, p.padding_w, 1);
+  // A 3x3 window at stride 1 fits (size + 2 * padding - 2) times along each axis.
+  const uint32_t out_h = input.rows() + 2 * p.padding_h - 2;
+  const uint32_t out_w = input.cols() + 2 * p.padding_w - 2;
   arma::mat result(uint64_t{out_h} * out_w, kernels.n_cols, arma::fill::zeros);
   for (uint32_t o = 0; o < kernels.n_cols; ++o) {
     for (uint32_t oy = 0; oy < out_h; ++oy) {
@@ -57,7 +58,7 @@ TEST(Winograd, OneTileOfOnesSumsEachWindow) {
   ASSERT_EQ(result.n_cols, 1u);
   EXPECT_TRUE(
       arma::approx_equal(result, arma::fmat(4, 1, arma::fill::value(9.f)), "absdiff", 1e-6f))
-      << result << "expected every 3x3 window of ones to sum to 9 (README §9)";
+      << result << "expected every 3x3 window of ones to sum to 9 (README §10.1)";
 }
 
 // Odd output sizes end in half tiles; padding differs per axis; 3 channels,
@@ -80,7 +81,7 @@ TEST(Winograd, MatchesTheIm2ColProductOnOddPaddedInputs) {
   ASSERT_EQ(winograd.n_rows, im2col.n_rows);
   ASSERT_EQ(winograd.n_cols, im2col.n_cols);
   EXPECT_LE(arma::abs(winograd - im2col).max(), 1e-5f)
-      << "Winograd and im2col disagree (README §9: tiles, half tiles and padding)";
+      << "Winograd and im2col disagree (README §10.1: tiles, half tiles and padding)";
   const arma::mat direct = Direct(input, p, kernels);
   EXPECT_LE(arma::abs(arma::conv_to<arma::mat>::from(winograd) - direct).max(), 1e-5)
       << "expected the direct convolution";
@@ -100,7 +101,7 @@ TEST(Winograd, PaddingOfTwoAndOddWidthMatchTheDirectConvolution) {
   const arma::mat direct = Direct(input, p, kernels);
   ASSERT_EQ(winograd.n_rows, direct.n_rows);
   EXPECT_LE(arma::abs(arma::conv_to<arma::mat>::from(winograd) - direct).max(), 1e-5)
-      << "expected the direct convolution (README §9)";
+      << "expected the direct convolution (README §10.1)";
 }
 
 TEST(Winograd, RefusesWhatFTwoByTwoThreeByThreeCannotCompute) {
@@ -109,7 +110,7 @@ TEST(Winograd, RefusesWhatFTwoByTwoThreeByThreeCannotCompute) {
   const arma::fmat kernels(9, 1, arma::fill::ones);
   ConvParams p = ThreeByThree(0, 0);
   p.stride_h = 2;
-  EXPECT_THROW(WinogradF2x2_3x3(input, p, kernels), ShapeError) << "stride 2 (README §9)";
+  EXPECT_THROW(WinogradF2x2_3x3(input, p, kernels), ShapeError) << "stride 2 (README §10.1)";
   p = ThreeByThree(0, 0);
   p.dilation_w = 2;
   EXPECT_THROW(WinogradF2x2_3x3(input, p, kernels), ShapeError) << "dilation 2";

@@ -19,7 +19,7 @@ struct Case {
   ConvParams params;
   uint32_t height = 1, width = 1, batch = 1;
   bool bias = false;
-  Activation activation = Activation::kNone;  // fused into the layer (README §6)
+  Activation activation = Activation::kNone;  // fused into the layer (README §3.7)
 };
 
 std::string DescribeCase(const Case& c) {
@@ -147,7 +147,7 @@ TEST_P(ConvolutionSweep, MatchesDirectConvolution) {
   for (uint32_t n = 0; n < c.batch; ++n) {
     ASSERT_EQ(outputs[n]->shapes(), expected[n].shapes()) << "item " << n;
     const float diff = arma::abs(outputs[n]->data() - expected[n].data()).max();
-    EXPECT_LE(diff, 1e-4f) << "item " << n << ": max |output - direct convolution| (README §5-§6)";
+    EXPECT_LE(diff, 1e-4f) << "item " << n << ": max |output - direct convolution| (README §3.6-§3.7)";
   }
 }
 
@@ -163,7 +163,7 @@ TEST(ComputeGroups, HandCheckedWindowSums) {
   input.Fill({1, 2, 3, 4, 5, 6, 7, 8, 9});
   layer.ComputeGroups(input, output);
   EXPECT_EQ(output.values(), std::vector<float>({12, 16, 24, 28}))
-      << "expected the four 2x2 window sums (README §3, the first example)";
+      << "expected the four 2x2 window sums (README §3.3, the first example)";
 }
 
 TEST(ComputeGroups, AddsBiasPerOutputChannel) {
@@ -174,7 +174,7 @@ TEST(ComputeGroups, AddsBiasPerOutputChannel) {
   input.Fill({1, 2});
   layer.ComputeGroups(input, output);
   EXPECT_EQ(output.values(), std::vector<float>({11, 12, 22, 24}))
-      << "expected bias[o] added to every position of output channel o (README §6)";
+      << "expected bias[o] added to every position of output channel o (README §3.7)";
 }
 
 // Two groups with identity 1x1 kernels: output channel k sees only its own
@@ -187,7 +187,7 @@ TEST(ComputeGroups, GroupsDoNotMixChannels) {
   input.Fill({1, 2});
   layer.ComputeGroups(input, output);
   EXPECT_EQ(output.values(), std::vector<float>({3, 10}))
-      << "expected each group to read only its own input channels (README §5)";
+      << "expected each group to read only its own input channels (README §3.6)";
 }
 
 TEST(ComputeGroups, OverwritesPreviousOutput) {
@@ -198,7 +198,7 @@ TEST(ComputeGroups, OverwritesPreviousOutput) {
   output.Fill(100.f);
   layer.ComputeGroups(input, output);
   EXPECT_EQ(output.values(), std::vector<float>({2, 4}))
-      << "expected every output element overwritten, not added to (README §6)";
+      << "expected every output element overwritten, not added to (README §3.7)";
 }
 
 // A layer with two groups, a bias and a fused activation, on values chosen so
@@ -232,7 +232,7 @@ void ExpectFusedActivation(Activation activation) {
   layer.ComputeGroups(c.input, output);
   const float diff = arma::abs(output.data() - reference.data()).max();
   EXPECT_LE(diff, 1e-5f) << "expected the activation applied to (convolution + bias) of every "
-                            "output element: the layer's activation_ is set (README §6, the "
+                            "output element: the layer's activation_ is set (README §3.7, the "
                             "epilogue); max difference from the direct convolution "
                          << diff;
 }
@@ -252,7 +252,7 @@ TEST(ComputeGroups, FusedActivationComesAfterTheBias) {
   layer.ComputeGroups(input, output);
   // Channel 0: -1 + 2 = 1, 3 + 2 = 5; channel 1: 1 - 2 = -1 -> 0, -3 - 2 -> 0.
   EXPECT_EQ(output.values(), std::vector<float>({1, 5, 0, 0}))
-      << "expected relu(conv + bias) per element (README §6, the epilogue)";
+      << "expected relu(conv + bias) per element (README §3.7, the epilogue)";
 }
 
 // Each group reads its own bias entries: group 1's output channels get
@@ -265,7 +265,7 @@ TEST(ComputeGroups, EachGroupAddsItsOwnBias) {
   input.Fill({1, 2});
   layer.ComputeGroups(input, output);
   EXPECT_EQ(output.values(), std::vector<float>({11, 21, 31, 42, 52, 62}))
-      << "expected group g's output channel o to add bias[g * out/groups + o] (README §5)";
+      << "expected group g's output channel o to add bias[g * out/groups + o] (README §3.6)";
 }
 
 // groups must divide both channel counts; the layer's constructor refuses
@@ -276,7 +276,7 @@ TEST(ComputeGroups, GroupsThatDoNotDivideAreRefused) {
   ConvParams p;
   p.in_channels = 6, p.out_channels = 4, p.groups = 3;  // 3 does not divide 4
   EXPECT_THROW(ConvolutionLayer("conv", p, std::vector<float>(4 * 2, 1.f), {}), LayerError)
-      << "README §5: groups must divide in_channels and out_channels";
+      << "README §3.6: groups must divide in_channels and out_channels";
   p.in_channels = 4, p.out_channels = 6;  // 3 does not divide 4
   EXPECT_THROW(ConvolutionLayer("conv", p, std::vector<float>(6, 1.f), {}), LayerError);
   p.in_channels = 6, p.out_channels = 4, p.groups = 2;  // divides both: 3 in, 2 out per group
@@ -286,7 +286,7 @@ TEST(ComputeGroups, GroupsThatDoNotDivideAreRefused) {
   layer.ComputeGroups(input, output);
   // Group 0 sums channels 0-2 (6), doubled (12); group 1 takes channel 3 (4) and channel 5 (6).
   EXPECT_EQ(output.values(), std::vector<float>({6, 12, 4, 6}))
-      << "expected 3 input and 2 output channels per group (README §5)";
+      << "expected 3 input and 2 output channels per group (README §3.6)";
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // course6_conv, part 1: Im2ColMatrix::FillBlock (src/im2col_unfold.cpp), the
 // im2col unfolding, against a reference written straight from the index
-// formula of README §3, element by element; then fed through the core's GEMM.
+// formula of README §3.3, element by element; then fed through the core's GEMM.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,7 +16,7 @@ namespace kuiper {
 namespace {
 
 // The element at (row, column) of the im2col matrix of channels
-// [first, ...) of `input`, from README §3: row = oy + ox * out_h,
+// [first, ...) of `input`, from README §3.3: row = oy + ox * out_h,
 // column = (c * kh + i) * kw + j, input coordinate
 // (oy * stride + i * dilation - padding, ox * stride + j * dilation - padding),
 // zero outside the image.
@@ -65,7 +65,7 @@ testing::AssertionResult BlockMatches(const ftensor& input, uint32_t first, uint
     if (buffer[g] != kSentinel || buffer[kGuard + size + g] != kSentinel) {
       return testing::AssertionFailure()
              << where << ": wrote outside the block of " << rows << " x " << last_col - first_col
-             << " floats (README §4: a block is `rows` floats per column)";
+             << " floats (README §3.5: a block is `rows` floats per column)";
     }
   }
   for (uint64_t col = first_col; col < last_col; ++col) {
@@ -81,7 +81,7 @@ testing::AssertionResult BlockMatches(const ftensor& input, uint32_t first, uint
                << ", i=" << col / p.kernel_w % p.kernel_h << ", j=" << col % p.kernel_w
                << "): expected " << want << ", got " << got
                << (got == kSentinel ? " (never written)" : "")
-               << "; see README §3 (the index formula) and §4 (blocks)";
+               << "; see README §3.3 (the index formula) and §3.5 (blocks)";
       }
     }
   }
@@ -105,10 +105,10 @@ TEST(Im2ColUnfold, HandCheckedTwoByTwoKernel) {
   const arma::fmat expected = {{1, 2, 4, 5}, {4, 5, 7, 8}, {2, 3, 5, 6}, {5, 6, 8, 9}};
   EXPECT_TRUE(arma::approx_equal(columns, expected, "absdiff", 0.f))
       << "got\n"
-      << columns << "see README §3 (the first example)";
+      << columns << "see README §3.3 (the first example)";
 }
 
-// README §4's worked example: a 3x4 image 1..12, a 2x2 kernel, stride 2,
+// README §3.4's worked example: a 3x4 image 1..12, a 2x2 kernel, stride 2,
 // padding 1: a 2x3 output, so the row order (oy + ox * out_h) matters.
 TEST(Im2ColUnfold, WorkedExampleOfTheHandout) {
   const ftensor input = Counting(1, 3, 4);
@@ -123,7 +123,7 @@ TEST(Im2ColUnfold, WorkedExampleOfTheHandout) {
                                {6, 7, 10, 11}, {0, 0, 4, 0}, {8, 0, 12, 0}};
   EXPECT_TRUE(arma::approx_equal(columns, expected, "absdiff", 0.f))
       << "got\n"
-      << columns << "expected the table of README §4 (worked example)";
+      << columns << "expected the table of README §3.4 (worked example)";
 }
 
 TEST(Im2ColUnfold, PaddingReadsAsZeros) {
@@ -137,7 +137,7 @@ TEST(Im2ColUnfold, PaddingReadsAsZeros) {
   ASSERT_EQ(columns.n_cols, 9u);
   const arma::fmat expected = {{0, 0, 0, 0, 5, 0, 0, 0, 0}};
   EXPECT_TRUE(arma::approx_equal(columns, expected, "absdiff", 0.f))
-      << "got " << columns << "only the centre tap sees the image (README §3, zero outside)";
+      << "got " << columns << "only the centre tap sees the image (README §3.3, zero outside)";
 }
 
 TEST(Im2ColUnfold, StridedRowsSkipPaddingAtBothEnds) {
@@ -150,7 +150,7 @@ TEST(Im2ColUnfold, StridedRowsSkipPaddingAtBothEnds) {
   const arma::fmat expected = {{0, 0, 1}, {1, 2, 3}, {3, 4, 5}, {5, 0, 0}};
   EXPECT_TRUE(arma::approx_equal(columns, expected, "absdiff", 0.f))
       << "got\n"
-      << columns << "see README §3 (stride and padding in the input coordinate)";
+      << columns << "see README §3.3 (stride and padding in the input coordinate)";
 }
 
 // With stride 1 and padding >= the kernel's reach, each tap's column holds
@@ -166,7 +166,7 @@ TEST(Im2ColUnfold, PaddingWiderThanTheKernelReachGivesZeroWindows) {
   ASSERT_EQ(out_h, 7u);
   ASSERT_EQ(out_w, 8u);
   const arma::fmat columns = Im2Col(input, 0, 1, p, out_h, out_w).ToMatrix();
-  EXPECT_EQ(arma::accu(columns), 4 * 21.f) << "see README §3 (zero outside the image)";
+  EXPECT_EQ(arma::accu(columns), 4 * 21.f) << "see README §3.3 (zero outside the image)";
   EXPECT_EQ(arma::accu(arma::abs(columns.row(0))), 0.f) << "position (0,0) lies in the padding";
   EXPECT_EQ(arma::accu(arma::abs(columns.row(out_h * out_w - 1))), 0.f)
       << "the last position lies in the padding";
@@ -203,7 +203,7 @@ TEST(Im2ColUnfold, RandomGeometriesMatchTheIndexFormula) {
 }
 
 // MultiplyInto asks for blocks of rows that start and end anywhere, and
-// ToMatrix for single columns: README §4.
+// ToMatrix for single columns: README §3.5.
 TEST(Im2ColUnfold, BlocksStartingAndEndingMidColumn) {
   struct Geometry {
     uint32_t kh, kw, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w, height, width;
@@ -284,7 +284,7 @@ TEST(Im2ColUnfold, FeedsTheCoreGemmBlockByBlock) {
       const double expected = ReferenceActivate(v, activation);
       ASSERT_NEAR(product[i], expected, 1e-4)
           << "element " << i << " (position " << i % 6400 << ", channel " << i / 6400
-          << "), activation " << int(activation) << "; see README §4 (blocks) and §6";
+          << "), activation " << int(activation) << "; see README §3.5 (blocks) and §3.7";
     }
   }
 }

@@ -1,5 +1,5 @@
 // course7_expression: sin and cos in the lexer (ClassifyWord), the parser
-// (ParseUnaryCall) and the evaluator (TensorElementTrig). References: std::sin,
+// (ParseCall) and the evaluator (TensorElementTrig). References: std::sin,
 // std::cos, hand-derived trees and PyTorch's output for models/fixtures/tiny_sin
 // (torch.sin(x) + x * sigmoid(x)).
 #include <gtest/gtest.h>
@@ -18,7 +18,7 @@ namespace {
 const std::string kFixtures = std::string(KUIPER_SOURCE_DIR) + "/models/fixtures/";
 const std::string kExample = "add(mul(@0,@1),sin(@2))";
 
-std::string RpnText(ExpressionParser& parser) {
+std::string SinRpnText(ExpressionParser& parser) {
   std::string text;
   for (const TokenNode* node : parser.ReversePolish()) {
     if (!text.empty()) text += " ";
@@ -28,7 +28,7 @@ std::string RpnText(ExpressionParser& parser) {
   return text;
 }
 
-int ErrorPosition(const std::string& statement) {
+int SinErrorPosition(const std::string& statement) {
   try {
     ExpressionParser parser(statement);
     parser.Generate();
@@ -70,30 +70,29 @@ TEST(SinLexer, TokenizesTheExample) {
   EXPECT_EQ(tokens[9].start_pos, 15);
 }
 
-TEST(SinLexer, UnknownWordReportsItsPosition) { EXPECT_EQ(ErrorPosition("add(@0,cot(@1))"), 7); }
+TEST(SinLexer, UnknownWordReportsItsPosition) { EXPECT_EQ(SinErrorPosition("add(@0,cot(@1))"), 7); }
 
-TEST(SinParser, SinIsAUnaryNodeWithOnlyALeftChild) {
+TEST(SinParser, SinIsANodeWithOneArgument) {
   ExpressionParser parser(kExample);
   const TokenNode& root = parser.Generate();
   ASSERT_EQ(root.type, TokenType::kAdd);
-  const TokenNode& sin = *root.right;
+  ASSERT_EQ(root.arguments.size(), 2u);
+  const TokenNode& sin = *root.arguments[1];
   EXPECT_EQ(sin.type, TokenType::kSin);
-  ASSERT_NE(sin.left, nullptr);
-  EXPECT_EQ(sin.left->type, TokenType::kInput);
-  EXPECT_EQ(sin.left->input_index, 2);
-  EXPECT_EQ(sin.right, nullptr);
+  ASSERT_EQ(sin.arguments.size(), 1u) << kTree;
+  EXPECT_EQ(sin.arguments[0]->type, TokenType::kInput);
+  EXPECT_EQ(sin.arguments[0]->input_index, 2);
 }
 
 TEST(SinParser, EveryOneArgumentFunctionIsParsedByTheSameRule) {
-  // ParseUnaryCall parses every function of one argument, not only the lab's.
+  // ParseCall parses every function, not only the lab's.
   for (const char* name : {"neg", "exp", "log", "sqrt", "rsqrt", "abs", "sin", "cos"}) {
     ExpressionParser parser(std::string(name) + "(@1)");
     const TokenNode& root = parser.Generate();
     EXPECT_EQ(TokenTypeName(root.type), name)
         << "the node's type is the called function; " << kTree;
-    ASSERT_NE(root.left, nullptr) << name;
-    EXPECT_EQ(root.left->input_index, 1) << name;
-    EXPECT_EQ(root.right, nullptr) << name << ": a one-argument call has only a left child";
+    ASSERT_EQ(root.arguments.size(), 1u) << name;
+    EXPECT_EQ(root.arguments[0]->input_index, 1) << name;
   }
 }
 
@@ -103,43 +102,48 @@ TEST(SinParser, ACallInsideACallLeavesTheIndexAfterItsBracket) {
   ExpressionParser parser("sin(add(cos(@0),neg(@1)))");
   const TokenNode& root = parser.Generate();
   ASSERT_EQ(root.type, TokenType::kSin);
-  ASSERT_EQ(root.left->type, TokenType::kAdd);
-  EXPECT_EQ(root.left->left->type, TokenType::kCos) << kTree;
-  EXPECT_EQ(root.left->right->type, TokenType::kNeg) << kTree;
-  EXPECT_EQ(RpnText(parser), "@0 cos @1 neg add sin") << "see README \"3. Reverse Polish\"";
+  ASSERT_EQ(root.arguments.size(), 1u);
+  const TokenNode& add = *root.arguments[0];
+  ASSERT_EQ(add.type, TokenType::kAdd);
+  ASSERT_EQ(add.arguments.size(), 2u);
+  EXPECT_EQ(add.arguments[0]->type, TokenType::kCos) << kTree;
+  EXPECT_EQ(add.arguments[1]->type, TokenType::kNeg) << kTree;
+  EXPECT_EQ(SinRpnText(parser), "@0 cos @1 neg add sin") << "see README \"3. Reverse Polish\"";
 }
 
 TEST(SinParser, NestedSinCalls) {
   ExpressionParser parser("sin(sin(mul(@0,2)))");
   const TokenNode& root = parser.Generate();
   EXPECT_EQ(root.type, TokenType::kSin);
-  EXPECT_EQ(root.left->type, TokenType::kSin);
-  EXPECT_EQ(root.left->left->type, TokenType::kMul);
+  ASSERT_EQ(root.arguments.size(), 1u);
+  EXPECT_EQ(root.arguments[0]->type, TokenType::kSin);
+  ASSERT_EQ(root.arguments[0]->arguments.size(), 1u);
+  EXPECT_EQ(root.arguments[0]->arguments[0]->type, TokenType::kMul);
 }
 
 TEST(SinParser, ReversePolishPutsSinAfterItsArgument) {
   ExpressionParser parser(kExample);
-  EXPECT_EQ(RpnText(parser), "@0 @1 mul @2 sin add");
+  EXPECT_EQ(SinRpnText(parser), "@0 @1 mul @2 sin add");
   ExpressionParser first("mul(sin(@0),@1)");
-  EXPECT_EQ(RpnText(first), "@0 sin @1 mul");
+  EXPECT_EQ(SinRpnText(first), "@0 sin @1 mul");
 }
 
 TEST(SinParser, WrongCallsAreParseErrors) {
   const char* why = "see README \"Errors\"";
-  EXPECT_EQ(ErrorPosition("sin(@0,@1)"), 6) << why;  // a second argument
-  EXPECT_EQ(ErrorPosition("sin@0"), 3) << why;       // no bracket
-  EXPECT_EQ(ErrorPosition("sin()"), 4) << why;       // no argument
-  EXPECT_EQ(ErrorPosition("sin(@0"), 6) << why;      // not closed
-  EXPECT_EQ(ErrorPosition("sin"), 3) << why;
-  EXPECT_EQ(ErrorPosition("cos(@0,@1)"), 6) << why;
-  EXPECT_EQ(ErrorPosition("cos[@0]"), 3) << why;  // '[' is not a token at all
+  EXPECT_EQ(SinErrorPosition("sin(@0,@1)"), 0) << why;  // two arguments: at the name
+  EXPECT_EQ(SinErrorPosition("sin@0"), 3) << why;       // no bracket
+  EXPECT_EQ(SinErrorPosition("sin()"), 4) << why;       // no argument
+  EXPECT_EQ(SinErrorPosition("sin(@0"), 6) << why;      // not closed
+  EXPECT_EQ(SinErrorPosition("sin"), 3) << why;
+  EXPECT_EQ(SinErrorPosition("cos(@0,@1)"), 0) << why;
+  EXPECT_EQ(SinErrorPosition("cos[@0]"), 3) << why;  // '[' is not a token at all
 }
 
 TEST(SinParser, DeepSinNestingIsRejectedNotOverflowed) {
   std::string text;
   for (int i = 0; i < 100000; ++i) text += "sin(";
   text += "@0";
-  EXPECT_EQ(ErrorPosition(text), 4 * ExpressionParser::kMaxDepth);
+  EXPECT_EQ(SinErrorPosition(text), 4 * ExpressionParser::kMaxDepth);
 }
 
 TEST(SinEvaluator, TensorElementTrigMatchesStdSinAndCos) {
@@ -199,8 +203,8 @@ TEST(SinEvaluator, ExampleMatchesFormula) {
   c->Fill({0.f, 1.5f, -3.f});
   std::vector<sftensor> outputs(1);
   ASSERT_EQ(layer.Forward({a, b, c}, outputs), InferStatus::kInferSuccess);
-  for (uint32_t i = 0; i < 3; ++i) {
-    EXPECT_NEAR(outputs[0]->index(i), a->index(i) * b->index(i) + std::sin(c->index(i)), 1e-6f);
+  for (uint32_t e = 0; e < 3; ++e) {
+    EXPECT_NEAR(outputs[0]->index(e), a->index(e) * b->index(e) + std::sin(c->index(e)), 1e-6f);
   }
 }
 

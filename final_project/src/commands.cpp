@@ -17,6 +17,7 @@
 
 #include "kuiper/blas_threads.hpp"
 #include "kuiper/graph.hpp"
+#include "kuiper/layers/convolution.hpp"
 #include "kuiper/npy.hpp"
 #include "kuiper/onnx_import.hpp"
 #include "metrics.hpp"
@@ -35,6 +36,36 @@ std::unique_ptr<RuntimeGraph> BuildGraph(const ModelFiles& files, bool no_fuse =
                                   : LoadOnnx(files.onnx, onnx);
   graph->Build();
   return graph;
+}
+
+// --conv-route: a layer picks its route when it is made (its kernels are kept
+// in that route's form), so this must run before the graph is built.
+void ApplyConvRoute(const std::string& route) {
+  if (route == "default") return;
+  if (route != "im2col") {
+    throw UsageError(fmt::format("--conv-route {}: expected default or im2col", route));
+  }
+  SetWinogradAllowed(false);
+  SetDirectAllowed(false);
+}
+
+// One line: how many of the graph's convolutions take each route.
+std::string ConvRoutes(const RuntimeGraph& graph) {
+  std::map<ConvRoute, int> count;
+  int total = 0;
+  for (const auto& op : graph.operators()) {
+    if (const auto* conv = dynamic_cast<const ConvolutionLayer*>(op->layer.get())) {
+      ++count[conv->route()];
+      ++total;
+    }
+  }
+  std::vector<std::string> parts;
+  for (const ConvRoute route :
+       {ConvRoute::kIm2Col, ConvRoute::kInPlace, ConvRoute::kWinograd, ConvRoute::kDirect}) {
+    parts.push_back(fmt::format("{} {}", ConvRouteName(route), count[route]));
+  }
+  return fmt::format("convolutions: {} ({}; im2col runs the lab's FillBlock)", total,
+                     fmt::join(parts, ", "));
 }
 
 const std::vector<int>& InputShape(const RuntimeGraph& graph, const ModelFiles& files) {
@@ -214,6 +245,7 @@ int Detect(const DetectOptions& options) {
 }
 
 int Run(const RunOptions& options) {
+  ApplyConvRoute(options.conv_route);
   const ModelFiles files = ResolveModel(options.model);
   // The file messages name: an ONNX model has no .pnnx.param.
   const std::string& model_file = files.onnx.empty() ? files.param : files.onnx;
@@ -288,6 +320,7 @@ int Run(const RunOptions& options) {
   // No run-time input (every one bound at load time): the graph is one item of constants.
   fmt::print("{}: batch {}, forward {:.1f} ms\n", model_file, inputs.empty() ? 1 : inputs[0].size(),
              elapsed.count());
+  if (options.conv_route != "default") fmt::print("{}\n", ConvRoutes(*graph));
 
   std::vector<std::string> mismatches;
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -332,6 +365,7 @@ int Bench(const BenchOptions& options) {
   // The engine's threads are OpenMP's, and oneDNN's GEMM runs on the same pool;
   // OpenBLAS (under Armadillo) stays single-threaded inside them.
   if (options.threads > 0) omp_set_num_threads(options.threads);
+  ApplyConvRoute(options.conv_route);
   const ModelFiles files = ResolveModel(options.model);
   std::unique_ptr<RuntimeGraph> graph = BuildGraph(files, options.no_fuse);
   // Random inputs of the annotated shapes: timing does not depend on values.
@@ -386,6 +420,7 @@ int Bench(const BenchOptions& options) {
   } else {
     fmt::print("activations: not planned (KUIPER_NO_PLAN=1), each operand owns its tensors\n");
   }
+  fmt::print("{}\n", ConvRoutes(*graph));
   if (!options.profile) return 0;
 
   std::vector<std::pair<const RuntimeOperator*, double>> rows(operator_ms.begin(),

@@ -42,7 +42,8 @@ struct RunOptions {
   std::vector<std::string> outputs;  // one .npy per graph output, or none
   std::vector<std::string> expect;   // one reference .npy per graph output, or none
   float tolerance = 1e-4f;
-  bool no_fuse = false;  // ONNX: convert the YOLOv5 Detect head node by node
+  bool no_fuse = false;                // ONNX: convert the YOLOv5 Detect head node by node
+  std::string conv_route = "default";  // see BenchOptions
 };
 int Run(const RunOptions& options);
 
@@ -63,6 +64,10 @@ struct BenchOptions {
   int runs = 10;
   bool profile = false;
   bool no_fuse = false;
+  // "default": each convolution takes the engine's route for its shape (the
+  // KUIPER_WINOGRAD / KUIPER_DIRECT switches apply); "im2col": every one takes
+  // the im2col route, the lab's FillBlock (1x1 stride-1 layers need no unfolding).
+  std::string conv_route = "default";
 };
 int Bench(const BenchOptions& options);
 

@@ -110,6 +110,12 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   run_cmd->add_flag("--no-fuse", run.no_fuse,
                     "ONNX: convert YOLOv5's Detect head node by node, not fused into one layer");
+  run_cmd
+      ->add_option("--conv-route", run.conv_route,
+                   "im2col: every convolution through the im2col route (lab 6's FillBlock), "
+                   "and say how many took it")
+      ->check(CLI::IsMember({"default", "im2col"}))
+      ->capture_default_str();
 
   ConvertOptions convert;
   CLI::App* convert_cmd =
@@ -135,6 +141,12 @@ int main(int argc, char** argv) {
   bench_cmd->add_flag("--profile", bench.profile, "print time per operator, slowest first");
   bench_cmd->add_flag("--no-fuse", bench.no_fuse,
                       "ONNX: convert YOLOv5's Detect head node by node, not fused into one layer");
+  bench_cmd
+      ->add_option("--conv-route", bench.conv_route,
+                   "im2col: every convolution through the im2col route (lab 6's FillBlock), to "
+                   "time your unfolding in the whole model")
+      ->check(CLI::IsMember({"default", "im2col"}))
+      ->capture_default_str();
 
   GraphOptions graph;
   CLI::App* graph_cmd =

@@ -572,6 +572,46 @@ TEST(Cli, BenchShowsItsRunsOnATerminalLineRewrittenInPlace) {
   EXPECT_EQ(terminal.substr(terminal.size() - 4), "\r\033[K") << "the line is erased at the end";
 }
 
+// ResNet18's 20 convolutions: 10 are 3x3 stride-1 layers of 64 to 256 channels, which
+// take the Winograd route by default on any CPU (the direct route depends on AVX-512).
+TEST(Cli, BenchSaysWhichRouteEachConvolutionTakes) {
+  const std::string dir = std::string(KUIPER_MODELS_DIR) + "/resnet18/";
+  // Winograd switched on here: the handout also runs these tests with KUIPER_WINOGRAD=0.
+  const Outcome o =
+      Kuiper("bench " + dir + " --warmup 0 --runs 1 --threads 1", "KUIPER_WINOGRAD=1");
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(o.out.find("convolutions: 20 ("), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("winograd 10,"), std::string::npos) << o.out;
+}
+
+// --conv-route im2col: every convolution on the lab's unfolding, none on the core's routes.
+TEST(Cli, BenchConvRouteIm2colTakesEveryConvolutionThroughTheUnfolding) {
+  const std::string dir = std::string(KUIPER_MODELS_DIR) + "/resnet18/";
+  const Outcome o = Kuiper("bench " + dir + " --warmup 0 --runs 1 --threads 1 --conv-route im2col");
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(o.out.find("convolutions: 20 (im2col 20, in-place 0, winograd 0, direct 0;"),
+            std::string::npos)
+      << o.out;
+}
+
+// The same switch on `run`, which still matches PyTorch's output on the im2col route.
+TEST(Cli, RunConvRouteIm2colMatchesTheReference) {
+  const std::string dir = std::string(KUIPER_MODELS_DIR) + "/resnet18/";
+  const Outcome o =
+      Kuiper("run " + dir + "resnet18.pnnx.param " + dir + "resnet18.input.npy --expect " + dir +
+             "resnet18.output.npy --conv-route im2col");
+  ASSERT_EQ(o.status, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("convolutions: 20 (im2col 20, in-place 0, winograd 0, direct 0;"),
+            std::string::npos)
+      << o.out;
+}
+
+TEST(Cli, UnknownConvRouteIsAUsageError) {
+  const Outcome o = Kuiper("bench " + kFixtures + "tiny_net.pnnx.param --conv-route fastest");
+  EXPECT_EQ(o.status, 2);
+  ExpectOneErrorLine(o, "--conv-route");
+}
+
 TEST(Cli, GraphCountsResNet18sParameters) {
   // torchvision's 11,689,512 less the 4,800 weights and 4,800 biases of the
   // BatchNorms (4,800 channels), plus the 4,800 conv biases folding adds.

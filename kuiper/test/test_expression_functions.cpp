@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -137,41 +138,48 @@ TEST(ExpressionFunctions, WhereOfShapesThatDoNotBroadcastIsAShapeError) {
       ShapeError);
 }
 
-TEST(ExpressionFunctions, WhereParsesAsACallOfThreeArguments) {
-  ExpressionParser parser("where(gt(@0,0),@0,mul(@0,0.5))", 1);
-  const TokenNode& root = parser.Generate();
-  EXPECT_EQ(root.type, TokenType::kWhere);
-  ASSERT_TRUE(root.left && root.right && root.third);
-  EXPECT_EQ(root.left->type, TokenType::kGt);
-  EXPECT_EQ(root.right->type, TokenType::kInput);
-  EXPECT_EQ(root.third->type, TokenType::kMul);
-  // Reverse Polish: every argument before the call, in order.
-  std::vector<TokenType> order;
-  for (const TokenNode* node : parser.ReversePolish()) order.push_back(node->type);
-  EXPECT_EQ(order, (std::vector<TokenType>{TokenType::kInput, TokenType::kNumber, TokenType::kGt,
-                                           TokenType::kInput, TokenType::kInput, TokenType::kNumber,
-                                           TokenType::kMul, TokenType::kWhere}));
+TEST(TensorElementBinary, NeverWritesIntoAnArgument) {
+  // b broadcasts along a's leading dimensions: writing into b would change it
+  // before it is read for the next row.
+  const sftensor a = FnTensor({3, 4}, {-2, -1.5f, -1, -0.5f, 0, 0.5f, 1, 1.5f, 2, 2.5f, 3, 3.5f});
+  const sftensor b = FnTensor({1, 4}, {1, 2, 3, 4});
+  const std::vector<float> b_before = b->values();
+  const sftensor out = TensorElementBinary(TokenType::kAdd, a, b, b);
+  EXPECT_NE(out, b);
+  EXPECT_EQ(b->values(), b_before);
 }
 
-TEST(ExpressionFunctions, WhereWithTwoArgumentsIsAParseErrorAtTheBracket) {
-  ExpressionParser parser("where(@0,@1)", 2);
-  try {
-    parser.Generate();
-    FAIL() << "no error";
-  } catch (const ParseError& e) {
-    EXPECT_NE(std::string(e.what()).find("position 11"), std::string::npos) << e.what();
-  }
+// ApplyFunction: the core's step of the lab's stack machine (course7).
+TEST(ApplyFunction, TakesTheArgumentsInTheOrderGivenForEveryItem) {
+  const std::vector<std::vector<sftensor>> arguments = {
+      {FnTensor({2}, {10, 20}), FnTensor({2}, {1, 2})}, {FnTensor({1}, {4}), FnTensor({1}, {8})}};
+  const std::vector<sftensor> out = ApplyFunction(TokenType::kSub, arguments, 2);
+  ASSERT_EQ(out.size(), 2u);
+  FnExpectSame(out[0]->values(), {6, 16}, "item 0: 10-4, 20-4");
+  FnExpectSame(out[1]->values(), {-7, -6}, "item 1: 1-8, 2-8");
 }
 
-TEST(ExpressionFunctions, WhereEvaluatesFromReversePolishOverABatch) {
-  ExpressionParser parser("where(lt(@0,0),mul(@0,@1),@0)", 2);  // PRelu
-  const std::vector<const TokenNode*> rpn = parser.ReversePolish();
-  const std::vector<std::vector<sftensor>> operands = {
-      {FnTensor({4}, {-2, -1, 0, 3}), FnTensor({4}, {-4, 5, 6, -7})},
-      {FnTensor({1}, {0.5f}), FnTensor({1}, {2})}};
-  const std::vector<sftensor> out = EvaluateReversePolish(rpn, operands, 2);
-  FnExpectSame(out[0]->values(), {-1, -0.5f, 0, 3}, "item 0");
-  FnExpectSame(out[1]->values(), {-8, 5, 6, -14}, "item 1");
+TEST(ApplyFunction, WhereTakesConditionThenBothBranches) {
+  const std::vector<std::vector<sftensor>> arguments = {
+      {FnTensor({3}, {1, 0, 2})}, {FnTensor({3}, {1, 2, 3})}, {FnTensor({1}, {-1})}};
+  FnExpectSame(ApplyFunction(TokenType::kWhere, arguments, 1)[0]->values(), {1, -1, 3}, "where");
+}
+
+TEST(ApplyFunction, WritesATwoArgumentResultIntoTheGivenTensor) {
+  const sftensor into = TensorCreate({2});
+  const std::vector<sftensor> intos = {into};
+  const std::vector<sftensor> out = ApplyFunction(
+      TokenType::kMul, {{FnTensor({2}, {3, 4})}, {FnTensor({2}, {5, 6})}}, 1, &intos);
+  EXPECT_EQ(out[0], into);
+  FnExpectSame(into->values(), {15, 24}, "mul into");
+}
+
+TEST(ApplyFunction, AnArgumentCountOtherThanTheArityIsRejected) {
+  const std::vector<sftensor> x = {FnTensor({1}, {1})};
+  EXPECT_THROW(ApplyFunction(TokenType::kAdd, {x}, 1), std::invalid_argument);
+  EXPECT_THROW(ApplyFunction(TokenType::kNeg, {x, x}, 1), std::invalid_argument);
+  EXPECT_THROW(ApplyFunction(TokenType::kInput, {x}, 1), std::invalid_argument);
+  EXPECT_THROW(ApplyFunction(TokenType::kNeg, {x}, 2), std::invalid_argument);  // batch 2
 }
 
 }  // namespace

@@ -497,15 +497,17 @@ TEST(NdBroadcast, IncompatibleShapesNameTheFunctionAndShapes) {
   }
 }
 
-// The fixture's expression on a batch of two 4-D items, through the layer.
-TEST(NdBroadcast, ExpressionLayerOnFiveDOperands) {
-  OperatorWithInputs op("pnnx.Expression", 2);
-  op.op().params["expr"] = std::string("mul(pow(mul(@0,2),2),@1)");
+// The YOLOv5 head's mul(pow(mul(@0,2),2),@1) on a batch of two 4-D items, one
+// ApplyFunction per call, in the order the lab's stack machine makes them.
+TEST(NdBroadcast, ApplyFunctionOnFiveDOperands) {
   const std::vector<sftensor> wh = {SeededTensor({3, 4, 5, 2}, 51), SeededTensor({3, 4, 5, 2}, 52)};
   const sftensor anchor = SeededTensor({3, 1, 1, 2}, 53);
-  std::vector<sftensor> outputs(2);
-  ASSERT_EQ(LayerRegisterer::CreateLayer(op.op())->Forward({wh[0], wh[1], anchor, anchor}, outputs),
-            InferStatus::kInferSuccess);
+  const std::vector<sftensor> two(2, SeededTensor({1}, 54));
+  two[0]->index(0) = 2.f;
+  const std::vector<sftensor> doubled = ApplyFunction(TokenType::kMul, {wh, two}, 2);
+  const std::vector<sftensor> squared = ApplyFunction(TokenType::kPow, {doubled, two}, 2);
+  const std::vector<sftensor> outputs =
+      ApplyFunction(TokenType::kMul, {squared, {anchor, anchor}}, 2);
   for (size_t n = 0; n < 2; ++n) {
     const std::vector<float> x = wh[n]->values(true), a = anchor->values(true);
     const std::vector<float> got = outputs[n]->values(true);

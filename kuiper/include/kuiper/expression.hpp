@@ -93,7 +93,7 @@ int FunctionArity(TokenType type);
 // sin and cos); kUnknown for any other word.
 TokenType CoreFunctionToken(std::string_view word);
 
-// ---- lab course7_expression (course7_expression/src/expression_sin.cpp) ----
+// ---- lab course7_expression (course7_expression/src/expression.cpp) ----
 // The function a word names, sin and cos included; kUnknown for any other
 // word (exact, case-sensitive match).
 TokenType ClassifyWord(std::string_view word);
@@ -108,15 +108,14 @@ struct Token {
   int32_t end_pos = 0;    // one past the last character
 };
 
-// A node of the expression tree. A function has its arguments as children
-// (left only for a one-argument function); an input or a number is a leaf.
+// A node of the expression tree. A function has its arguments as children,
+// in the order written (FunctionArity(type) of them); an input or a number is
+// a leaf without arguments.
 struct TokenNode {
   TokenType type = TokenType::kUnknown;
   int32_t input_index = -1;  // N of @N, for kInput
   float value = 0.f;         // for kNumber
-  std::unique_ptr<TokenNode> left;
-  std::unique_ptr<TokenNode> right;
-  std::unique_ptr<TokenNode> third;  // where's third argument; null for any other function
+  std::vector<std::unique_ptr<TokenNode>> arguments;
 };
 
 class ExpressionParser {
@@ -148,16 +147,17 @@ class ExpressionParser {
   std::string_view TokenText(const Token& token) const;
 
  private:
-  // expression := @N | number | function '(' expression [',' expression [',' expression]] ')'
+  // expression := @N | number | call
   // Parses the expression starting at tokens_[index] and leaves index one
-  // past its last token.
+  // past its last token. `depth` counts the levels of nesting, 1 at the root.
   std::unique_ptr<TokenNode> ParseExpression(size_t& index, int depth);
-  std::unique_ptr<TokenNode> ParseBinaryCall(TokenType function, size_t& index, int depth);
-  // where '(' expression ',' expression ',' expression ')'.
-  std::unique_ptr<TokenNode> ParseTernaryCall(TokenType function, size_t& index, int depth);
-  // Lab course7_expression: `function` '(' expression ')', the function's
-  // name at tokens_[index].
-  std::unique_ptr<TokenNode> ParseUnaryCall(TokenType function, size_t& index, int depth);
+  // Lab course7_expression: the call of a function of any arity,
+  //   call := name '(' expression (',' expression)* ')'
+  // with the function's name at tokens_[index] and its arguments one level
+  // deeper than the call. Throws ParseError for a misplaced token or a count
+  // of arguments other than FunctionArity(function), naming the function,
+  // both counts and the position of its name.
+  std::unique_ptr<TokenNode> ParseCall(TokenType function, size_t& index, int depth);
   // Throws unless tokens_[index] has `type`; then steps index past it.
   void Expect(size_t& index, TokenType type);
   // A ParseError at the character where token `index` starts (the end of
@@ -187,14 +187,30 @@ sftensor TensorElementUnary(TokenType function, const sftensor& input);
 // where(condition, a, b) with NumPy broadcasting among the three.
 sftensor TensorElementWhere(const sftensor& condition, const sftensor& a, const sftensor& b);
 
+// Applies `function` to its FunctionArity(function) arguments (1 to 3), in
+// the order written, each a batch of `batch` tensors: result i is the
+// function of item i of every argument (the items in parallel; one step of
+// the lab's stack machine). With `into` (batch tensors), a
+// function of two arguments writes item i's result into into[i] as
+// TensorElementBinary does. Throws ShapeError when shapes do not broadcast
+// and std::invalid_argument when the count of arguments is not the
+// function's arity.
+std::vector<sftensor> ApplyFunction(TokenType function,
+                                    const std::vector<std::vector<sftensor>>& arguments,
+                                    size_t batch, const std::vector<sftensor>* into = nullptr);
+
+// ---- lab course7_expression (course7_expression/src/expression.cpp) ----
 // Evaluates `rpn` for every batch item on a stack of batches: an input pushes
 // operands[N] (never modified), a number a one-element tensor broadcast to
-// any shape, a function pops its arguments and pushes its result. All
-// operands must hold `batch` tensors. Throws ShapeError when shapes do not
-// broadcast. With `into` (batch tensors), a last function of two arguments
-// (the residual add of ResNet and YOLOv5) writes item i's result into
-// into[i] as TensorElementBinary does, so a layer's planned output is reused
-// instead of a tensor allocated per run.
+// any shape, a function pops its arguments and pushes its result
+// (ApplyFunction). All operands must hold `batch` tensors: a missing operand
+// or one of another batch is a ShapeError. A function without enough values
+// on the stack, a token that is neither operand, number nor function, or a
+// stack that does not end with exactly one value is an Error naming it.
+// Throws ShapeError when shapes do not broadcast. With `into` (batch
+// tensors), the LAST function (the residual add of ResNet and YOLOv5) writes
+// its result into `into` (ApplyFunction), so a layer's planned output is
+// reused instead of a tensor allocated per run.
 std::vector<sftensor> EvaluateReversePolish(const std::vector<const TokenNode*>& rpn,
                                             const std::vector<std::vector<sftensor>>& operands,
                                             size_t batch,

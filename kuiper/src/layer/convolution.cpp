@@ -51,6 +51,32 @@ ConvolutionLayer::ConvolutionLayer(std::string name, const ConvParams& params,
   }
 }
 
+const char* ConvRouteName(ConvRoute route) {
+  switch (route) {
+    case ConvRoute::kInPlace:
+      return "in-place";
+    case ConvRoute::kIm2Col:
+      return "im2col";
+    case ConvRoute::kWinograd:
+      return "winograd";
+    case ConvRoute::kDirect:
+      return "direct";
+  }
+  return "?";
+}
+
+ConvRoute ConvolutionLayer::route() const {
+  // Every group's kernels were made by the same rule, so group 0 speaks for all.
+  const GroupKernels& kernels = kernels_.front();
+  if (kernels.winograd()) return ConvRoute::kWinograd;
+  if (kernels.direct()) return ConvRoute::kDirect;
+  // Im2ColMatrix::InPlace's test without an input: the output then has the input's size.
+  const ConvParams& p = params_;
+  const bool in_place = p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 && p.stride_w == 1 &&
+                        p.padding_h == 0 && p.padding_w == 0;
+  return in_place ? ConvRoute::kInPlace : ConvRoute::kIm2Col;
+}
+
 InferStatus ConvolutionLayer::Forward(const std::vector<sftensor>& inputs,
                                       std::vector<sftensor>& outputs) {
   if (const InferStatus status = CheckOneOperand(inputs, outputs);

@@ -1,5 +1,5 @@
 // The core's route for 3x3, stride-1 convolutions: Winograd's F(2x2, 3x3)
-// (lab course6's stretch task, README §9, computes the same thing one tile at
+// (lab course6's stretch task, README §10.1, computes the same thing one tile at
 // a time; here the sum over input channels becomes 16 matrix products).
 //
 // Each 2x2 block of outputs ("tile") comes from a 4x4 input patch d:

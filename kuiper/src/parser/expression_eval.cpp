@@ -1,5 +1,7 @@
-// Evaluation of an expression in reverse Polish on a stack of batches, with
-// NumPy broadcasting between the operands of a function.
+// The element-wise functions of an expression, with NumPy broadcasting
+// between the arguments of a function, and their application to a batch
+// (ApplyFunction). The stack machine that evaluates the reverse Polish is
+// lab course7_expression's EvaluateReversePolish.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <omp.h>
@@ -7,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <stdexcept>
 
 #include "kuiper/error.hpp"
 #include "kuiper/expression.hpp"
@@ -326,54 +329,34 @@ sftensor TensorElementWhere(const sftensor& condition, const sftensor& a, const 
   return out;
 }
 
-std::vector<sftensor> EvaluateReversePolish(const std::vector<const TokenNode*>& rpn,
-                                            const std::vector<std::vector<sftensor>>& operands,
-                                            size_t batch, const std::vector<sftensor>* into) {
-  if (into && into->size() != batch) into = nullptr;
-  std::vector<std::vector<sftensor>> stack;
-  for (const TokenNode* node : rpn) {
-    const int arity = FunctionArity(node->type);
-    if (node->type == TokenType::kInput) {
-      const int index = node->input_index;
-      if (index < 0 || static_cast<size_t>(index) >= operands.size() ||
-          operands[index].size() != batch) {
-        throw ShapeError(
-            fmt::format("operand @{} is missing or does not hold {} tensors", index, batch));
-      }
-      stack.push_back(operands[index]);
-    } else if (node->type == TokenType::kNumber) {
-      // One shared tensor for the whole batch: functions never modify arguments.
-      sftensor scalar = TensorCreate({1});
-      scalar->index(0) = node->value;
-      stack.emplace_back(batch, scalar);
-    } else if (arity >= 1 && arity <= 3) {
-      if (stack.size() < static_cast<size_t>(arity)) {
-        throw Error(fmt::format("reverse Polish: '{}' lacks arguments", TokenTypeName(node->type)));
-      }
-      // The first argument was pushed first, so it lies below the second.
-      std::vector<sftensor> third = arity == 3 ? std::move(stack.back()) : std::vector<sftensor>{};
-      if (arity == 3) stack.pop_back();
-      std::vector<sftensor> second = arity >= 2 ? std::move(stack.back()) : std::vector<sftensor>{};
-      if (arity >= 2) stack.pop_back();
-      std::vector<sftensor> first = std::move(stack.back());
-      stack.pop_back();
-      std::vector<sftensor> result(batch);
-      ForEachItem(batch, [&](int i) {
-        result[i] = arity == 3 ? TensorElementWhere(first[i], second[i], third[i])
-                    : arity == 2
-                        ? TensorElementBinary(node->type, first[i], second[i],
-                                              into && node == rpn.back() ? (*into)[i] : nullptr)
-                        : TensorElementUnary(node->type, first[i]);
-      });
-      stack.push_back(std::move(result));
-    } else {
-      throw Error(fmt::format("reverse Polish: unexpected token {}", TokenTypeName(node->type)));
+std::vector<sftensor> ApplyFunction(TokenType function,
+                                    const std::vector<std::vector<sftensor>>& arguments,
+                                    size_t batch, const std::vector<sftensor>* into) {
+  const int arity = FunctionArity(function);
+  if (arity == 0 || arguments.size() != static_cast<size_t>(arity)) {
+    throw std::invalid_argument(fmt::format("ApplyFunction: '{}' takes {} argument(s), given {}",
+                                            TokenTypeName(function), arity, arguments.size()));
+  }
+  for (const std::vector<sftensor>& argument : arguments) {
+    if (argument.size() != batch) {
+      throw std::invalid_argument(fmt::format("ApplyFunction: '{}': an argument holds {} item(s), "
+                                              "not {}",
+                                              TokenTypeName(function), argument.size(), batch));
     }
   }
-  if (stack.size() != 1) {
-    throw Error(fmt::format("reverse Polish leaves {} values instead of 1", stack.size()));
-  }
-  return std::move(stack.back());
+  if (into && into->size() != batch) into = nullptr;
+  std::vector<sftensor> result(batch);
+  ForEachItem(batch, [&](int i) {
+    const std::vector<sftensor>& a = arguments[0];
+    if (arity == 3) {
+      result[i] = TensorElementWhere(a[i], arguments[1][i], arguments[2][i]);
+    } else if (arity == 2) {
+      result[i] = TensorElementBinary(function, a[i], arguments[1][i], into ? (*into)[i] : nullptr);
+    } else {
+      result[i] = TensorElementUnary(function, a[i]);
+    }
+  });
+  return result;
 }
 
 }  // namespace kuiper

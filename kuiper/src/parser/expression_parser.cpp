@@ -1,6 +1,6 @@
 // Lexer, recursive-descent parser and reverse Polish of ExpressionParser.
-// Lab course7_expression adds sin and cos: ClassifyWord and ParseUnaryCall
-// live in course7_expression/src/expression_sin.cpp.
+// Lab course7_expression writes the grammar's call rule (ParseCall) and adds
+// the words sin and cos (ClassifyWord), in course7_expression/src/expression.cpp.
 #include <fmt/format.h>
 
 #include <cctype>
@@ -278,45 +278,8 @@ std::unique_ptr<TokenNode> ExpressionParser::ParseExpression(size_t& index, int 
     ++index;
     return node;
   }
-  switch (FunctionArity(token.type)) {
-    case 3:
-      return ParseTernaryCall(token.type, index, depth);
-    case 2:
-      return ParseBinaryCall(token.type, index, depth);
-    case 1:
-      return ParseUnaryCall(token.type, index, depth);
-    default:
-      break;
-  }
+  if (FunctionArity(token.type) > 0) return ParseCall(token.type, index, depth);
   Fail(index, fmt::format("expected an operand, a number or a function, got '{}'", text));
-}
-
-std::unique_ptr<TokenNode> ExpressionParser::ParseBinaryCall(TokenType function, size_t& index,
-                                                             int depth) {
-  auto node = std::make_unique<TokenNode>();
-  node->type = function;
-  ++index;  // the function's name
-  Expect(index, TokenType::kLeftBracket);
-  node->left = ParseExpression(index, depth + 1);
-  Expect(index, TokenType::kComma);
-  node->right = ParseExpression(index, depth + 1);
-  Expect(index, TokenType::kRightBracket);
-  return node;
-}
-
-std::unique_ptr<TokenNode> ExpressionParser::ParseTernaryCall(TokenType function, size_t& index,
-                                                              int depth) {
-  auto node = std::make_unique<TokenNode>();
-  node->type = function;
-  ++index;  // the function's name
-  Expect(index, TokenType::kLeftBracket);
-  node->left = ParseExpression(index, depth + 1);
-  Expect(index, TokenType::kComma);
-  node->right = ParseExpression(index, depth + 1);
-  Expect(index, TokenType::kComma);
-  node->third = ParseExpression(index, depth + 1);
-  Expect(index, TokenType::kRightBracket);
-  return node;
 }
 
 void ExpressionParser::Expect(size_t& index, TokenType type) {
@@ -333,10 +296,7 @@ void ExpressionParser::Expect(size_t& index, TokenType type) {
 namespace {
 
 void PostOrder(const TokenNode* node, std::vector<const TokenNode*>& order) {
-  if (!node) return;
-  PostOrder(node->left.get(), order);
-  PostOrder(node->right.get(), order);
-  PostOrder(node->third.get(), order);
+  for (const auto& argument : node->arguments) PostOrder(argument.get(), order);
   order.push_back(node);
 }
 

@@ -1,12 +1,13 @@
-// Lab course6_conv, part 1: the im2col unfolding (course6_conv/README.md §3-§4).
+// Lab course6_conv, part 1: the im2col unfolding (course6_conv/README.md §3.3-§3.5).
 //
 // An Im2ColMatrix (kuiper/include/kuiper/layers/convolution.hpp) describes the
 // im2col matrix of one group without storing it. The core writes it through
 // the function below: MultiplyInto asks for a block of a few hundred rows at
 // a time and multiplies it by the kernels while it is in the cache;
-// ToMatrix asks for one whole column at a time. So every convolution of
-// ResNet18 and YOLOv5s except the plain 1x1 ones (README §7) runs on the
-// matrix you write here, and its speed is part of the engine's speed.
+// ToMatrix asks for one whole column at a time. By default the core's
+// Winograd and direct routes take most convolutions of ResNet18 and YOLOv5s
+// and never call it (README §8 lists the layers that do); `kuiper bench MODEL
+// --conv-route im2col` sends every convolution through it.
 #include <algorithm>
 #include <cstdint>
 
@@ -16,7 +17,7 @@
 namespace kuiper {
 namespace {
 
-// Helpers of your own, if you want any (README §4, Hint 3).
+// Helpers of your own, if you want any (README §5, Hint 5).
 // ---- your code begins ----
 // One tap (i, j) of one input channel, with everything that needs a division
 // worked out once: which input pixels that tap reads for each output position.
@@ -59,9 +60,9 @@ void FillTapRun(const Tap& tap, const ConvParams& p, uint32_t ox, int64_t oy_fir
   const int64_t end = std::clamp(tap.inside_end, begin, oy_last);
   const float* source = tap.channel + x * tap.in_h + tap.y0;  // source[oy * stride_h]
   float* out = run - oy_first;                                // out[oy] is output row oy
-  for (int64_t oy = oy_first; oy < begin; ++oy) out[oy] = 0.f;
+  std::fill(out + oy_first, out + begin, 0.f);
   if (p.stride_h == 1) {
-    for (int64_t oy = begin; oy < end; ++oy) out[oy] = source[oy];
+    std::copy(source + begin, source + end, out + begin);
   } else if (p.stride_h == 2) {
     // The downsampling convolutions' stride, written out so that the compiler
     // knows it and vectorizes the copy (a variable stride copies one by one).
@@ -71,7 +72,7 @@ void FillTapRun(const Tap& tap, const ConvParams& p, uint32_t ox, int64_t oy_fir
   } else {
     for (int64_t oy = begin; oy < end; ++oy) out[oy] = source[oy * p.stride_h];
   }
-  for (int64_t oy = end; oy < oy_last; ++oy) out[oy] = 0.f;
+  std::fill(out + end, out + oy_last, 0.f);
 }
 // ---- your code ends ----
 
@@ -84,11 +85,11 @@ void Im2ColMatrix::FillBlock(uint64_t first_row, uint64_t rows, uint64_t first_c
   // `block`, column after column, each column `rows` floats long. Every
   // element must be written: the caller reuses the buffer without clearing it.
   // Which input pixel (or padding zero) belongs at (row, column) is the index
-  // formula you derive in README §3; the members you need are input_,
+  // formula you derive in README §3.3; the members you need are input_,
   // first_channel_, params_ and out_h_ (out_w_ and channels_ only bound the
   // matrix). A block may start and end in the middle of an output column:
-  // README §4 works through one. Make it correct first, then make it fast
-  // (README §4 and Hint 3): the division-free, copy-by-runs version keeps the
+  // README §3.5 works through one. Make it correct first, then make it fast
+  // (README §4 step 3, Hint 5): the division-free, copy-by-runs version keeps the
   // engine at full speed.
   // ---- your code begins ----
   const uint32_t kh = params_.kernel_h, kw = params_.kernel_w;

@@ -271,6 +271,13 @@ class GroupKernels {
 void MultiplyInto(const Im2ColMatrix& a, const GroupKernels& b, float* product,
                   const Epilogue& epilogue = {});
 
+// How a convolution is multiplied (MultiplyInto above):
+// - kInPlace: 1x1, stride 1, no padding: the input is the im2col matrix, never unfolded;
+// - kIm2Col: the lab's FillBlock unfolds the matrix, the core's GEMM multiplies it;
+// - kWinograd, kDirect: the core's routes, which read the input themselves.
+enum class ConvRoute { kInPlace, kIm2Col, kWinograd, kDirect };
+const char* ConvRouteName(ConvRoute route);  // "in-place", "im2col", "winograd", "direct"
+
 class ConvolutionLayer : public Layer {
  public:
   // `weight` is row-major (out_channels, in_channels / groups, kernel_h,
@@ -289,6 +296,12 @@ class ConvolutionLayer : public Layer {
   void ComputeGroups(const ftensor& input, ftensor& output) const;
 
   const ConvParams& params() const { return params_; }
+
+  // The route by which MultiplyInto multiplies this layer's groups, fixed by
+  // the form its kernels were made in (GroupKernels) and, for kIm2Col, by
+  // whether the matrix is the input itself. `kuiper bench` reports it, so a
+  // student can see which layers reach their FillBlock.
+  ConvRoute route() const;
 
   // The graph fuses a following ReLU or SiLU into the convolution: the
   // activation is then applied to each block of the output as it is computed.
