@@ -19,8 +19,8 @@ std::vector<uint8_t> TwoByTwoBytes() { return {1, 2, 3, 11, 12, 13, 21, 22, 23, 
 sftensor Planes(uint32_t rows, uint32_t cols, const std::vector<std::vector<float>>& planes) {
   sftensor t = TensorCreate(static_cast<uint32_t>(planes.size()), rows, cols);
   for (uint32_t c = 0; c < planes.size(); ++c) {
-    for (uint32_t y = 0; y < rows; ++y) {
-      for (uint32_t x = 0; x < cols; ++x) t->at(c, y, x) = planes[c][y * cols + x];
+    for (uint32_t row = 0; row < rows; ++row) {
+      for (uint32_t col = 0; col < cols; ++col) t->at(c, row, col) = planes[c][row * cols + col];
     }
   }
   return t;
@@ -41,10 +41,10 @@ void ExpectPlane(const Tensor<float>& t, uint32_t c, const std::vector<float>& w
 TEST(ImageToChw, RgbBytesBecomeRgbPlanesOver255) {
   const sftensor t = ImageToChw(TwoByTwoBytes(), 2, 2, PixelOrder::kRgb);
   ASSERT_EQ(t->raw_shapes(), (std::vector<uint32_t>{3, 2, 2}));
-  for (uint32_t c = 0; c < 3; ++c) {
+  for (uint32_t plane = 0; plane < 3; ++plane) {
     // Pixel (1, 0) is the third: bytes 21, 22, 23.
-    EXPECT_FLOAT_EQ(t->at(c, 1, 0), static_cast<float>(21 + c) / 255.f) << "channel " << c;
-    EXPECT_FLOAT_EQ(t->at(c, 0, 1), static_cast<float>(11 + c) / 255.f) << "channel " << c;
+    EXPECT_FLOAT_EQ(t->at(plane, 1, 0), static_cast<float>(21 + plane) / 255.f) << plane;
+    EXPECT_FLOAT_EQ(t->at(plane, 0, 1), static_cast<float>(11 + plane) / 255.f) << plane;
   }
 }
 
