@@ -14,7 +14,9 @@ there, and then:
   4. at the end every lab passes;
   5. puts a syntax error into course6's file: `tools/labs grade N ...` reports
      course6 "does not compile: <file:line ...>" and every other grade is unchanged.
-With --with-core, steps 2 and 5 run `tools/labs grade` with no argument (core as
+With --release DIR, the walk starts from a clone of that student release (tools/labs
+release) instead of this tree, and fills its labs from this tree's solutions/: what a
+student of the release sees, lab by lab. With --with-core, steps 2 and 5 run `tools/labs grade` with no argument (core as
 well): the core tests' objects cannot come from the cache (their compile line names
 the tree), so this costs a few minutes more on a cold cache. --keep keeps the tree.
 Uses ccache when it is installed (CMAKE_CXX_COMPILER_LAUNCHER, CCACHE_BASEDIR = this
@@ -68,11 +70,15 @@ def git(*args, cwd=ROOT):
                           text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE).stdout
 
 
-def copy_tree():
-    """build/walk/tree: this tree as a fresh clone would have it."""
+def copy_tree(release=None):
+    """build/walk/tree: this tree as a fresh clone would have it, or a clone of the student
+    release `release` (a repository written by tools/labs release)."""
     if TREE.exists():
         shutil.rmtree(TREE)
     TREE.parent.mkdir(parents=True, exist_ok=True)
+    if release:
+        git("clone", "--quiet", str(Path(release).resolve()), str(TREE))
+        return
     has_git = shutil.which("git") and subprocess.run(
         ["git", "rev-parse", "--git-dir"], cwd=ROOT, stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL).returncode == 0
@@ -142,6 +148,7 @@ def status_lines(log):
 def main():
     keep = "--keep" in sys.argv[1:]
     with_core = "--with-core" in sys.argv[1:]
+    release = sys.argv[sys.argv.index("--release") + 1] if "--release" in sys.argv[1:] else None
     LOGS.mkdir(parents=True, exist_ok=True)
     results = []
 
@@ -153,7 +160,7 @@ def main():
               flush=True)
         results.append(ok)
 
-    copy_tree()
+    copy_tree(release)
     run("configure", "cmake", "--preset", "student")
     labs, numbers = labs_in_build()
 
@@ -170,7 +177,7 @@ def main():
          "\n" + out)
 
     for lab, n in zip(labs, numbers):
-        solution = TREE / "solutions" / lab / "src"
+        solution = ROOT / "solutions" / lab / "src"  # the instructor's, also for a release
         for src in solution.rglob("*"):
             if src.is_file():  # copy, not copy2: a fresh mtime, as an editor would leave
                 shutil.copy(src, TREE / lab / "src" / src.relative_to(solution))

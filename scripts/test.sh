@@ -9,8 +9,8 @@
 #     and figures, every lab handout has the ten sections of one shape and none of the
 #     Chinese renderings docs/glossary.md rules out (scripts/check_handouts.py), and every
 #     figure they show exists;
-#   - the student walk (scripts/student_walk.py, in a copy of the tree under build/walk):
-#     filling one lab from solutions/ flips exactly that lab, and a lab that does not
+#   - the student walk (scripts/student_walk.py, in a clone of the student release under
+#     build/walk): filling one lab from solutions/ flips exactly that lab, and a lab that does not
 #     compile leaves the other grades of `tools/labs grade` unchanged;
 #   - the solutions under AddressSanitizer + UndefinedBehaviorSanitizer (preset asan, built
 #     -O1 -g1 so that reports still name file and line; each test program runs once, all its
@@ -191,6 +191,8 @@ if [[ ${built[solutions]} -eq 0 && ${built[student]} -eq 0 ]]; then
 fi
 status=0; logged release bash grading/class/release_test.sh || status=$?
 record "student release: no solution in it, and its own test command passes" $status
+release_walk=()  # the walk below starts from the release when there is one
+[[ $status -ne 0 || ! -d build/release/tree ]] || release_walk=(--release build/release/tree)
 status=0; logged gradescope /usr/bin/python3 grading/class/gradescope_test.py || status=$?
 record "Gradescope autograder: results.json for solutions, skeletons, course 6 broken" $status
 class_args=(--small)
@@ -200,7 +202,7 @@ grep -E '^(graded|class check)' "$LOGS/class.log" | sed 's/^/  /' || true
 record "grade-class: a synthetic class, hostile submissions included, gets its grades" $status
 
 # After the student build, so that its objects are in the cache for the walk's copy.
-status=0; python3 scripts/student_walk.py || status=$?
+status=0; python3 scripts/student_walk.py "${release_walk[@]}" || status=$?
 record "student walk: one lab at a time flips alone; a broken lab fails alone" $status
 
 status=0; build asan || status=$?; record "configure and build preset asan" $status

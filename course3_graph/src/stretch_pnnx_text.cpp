@@ -1,6 +1,6 @@
 // Stretch task of course3_graph (optional, label course3_stretch): the
 // reverse of the lab, a RuntimeParameter written back as PNNX writes it. See
-// course3_graph/README.md §11.
+// course3_graph/README.md §10.
 #include <fmt/format.h>
 
 #include <string>
@@ -19,7 +19,7 @@ std::string PnnxText(const RuntimeParameter& value);
 
 std::string PnnxText(const RuntimeParameter& value) {
   // TODO(course3 stretch): one std::visit over the variant, with a branch for
-  // every alternative (README §11 shows the spellings and the two ways to
+  // every alternative (README §10 shows the spellings and the two ways to
   // write a visitor).
   // ---- your code begins ----
   KUIPER_TODO("course3_stretch", "PnnxText");

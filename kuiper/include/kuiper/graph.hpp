@@ -95,6 +95,14 @@ class RuntimeGraph {
   static void InitGraphParams(const std::map<std::string, pnnx::Parameter>& params,
                               RuntimeOperator& op);
 
+  // Lab course3_graph: stores every PNNX attribute in op.attribute as float
+  // weights: same shape, type kF32, the elements of `attrs` (f32, f64, f16,
+  // i64, i32, i16, i8, u8 or bool bytes) converted to float. Throws ParseError
+  // naming the operator and the attribute when the bytes do not fit the shape
+  // and type.
+  static void InitGraphAttrs(const std::map<std::string, pnnx::Attribute>& attrs,
+                             RuntimeOperator& op);
+
   // Operators in file order, and in execution order once built.
   const std::vector<std::unique_ptr<RuntimeOperator>>& operators() const { return operators_; }
   const std::vector<RuntimeOperator*>& topo_operators() const { return topo_operators_; }

@@ -73,8 +73,10 @@ struct Attribute {
   std::vector<int> shape;
   std::vector<char> data;  // raw little-endian bytes, row-major (PyTorch's order)
 
-  // The elements converted to float, in the same row-major order. Throws
-  // ParseError if the type is kNull or `data` is not a whole number of elements.
+  // The float32 elements as floats, in the same row-major order. Throws
+  // ParseError for any other type (the graph loader, RuntimeGraph::InitGraphAttrs,
+  // converts those to float32 when it loads a graph) or when `data` is not a
+  // whole number of elements.
   std::vector<float> ToFloat() const;
 };
 

@@ -35,7 +35,9 @@ using RuntimeParameter =
 std::string ParameterTypeName(const RuntimeParameter& parameter);
 
 // Weights of an operator (@weight=(64,3,7,7)f32): type, shape and raw
-// row-major bytes; ToFloat() converts them to float.
+// row-major bytes. RuntimeGraph::InitGraphAttrs stores every attribute of a
+// loaded graph as float32 (type kF32), whatever the file holds; ToFloat()
+// gives its elements.
 using RuntimeAttribute = pnnx::Attribute;
 
 // A tensor flowing between operators. shapes is the annotated shape including

@@ -1,11 +1,9 @@
-// Data types of PNNX attributes and operands, and conversion of raw attribute
-// bytes to float.
+// Data types of PNNX attributes and operands, and float32 attribute bytes as
+// floats.
 #include <fmt/format.h>
 
 #include <bit>
-#include <cmath>
 #include <cstring>
-#include <limits>
 
 #include "kuiper/error.hpp"
 #include "pnnx_internal.hpp"
@@ -106,78 +104,23 @@ std::string ShapeText(const std::vector<int>& shape, DataType type) {
 
 }  // namespace internal
 
-namespace {
-
-// IEEE 754 half precision: 1 sign bit, 5 exponent bits (bias 15), 10 mantissa
-// bits. Written with ldexp so each case reads like the definition.
-float HalfToFloat(uint16_t half) {
-  const float sign = (half & 0x8000) ? -1.f : 1.f;
-  const int exponent = (half >> 10) & 0x1F;
-  const int mantissa = half & 0x3FF;
-  if (exponent == 0) {  // zero or subnormal: 0.mantissa * 2^-14
-    return sign * std::ldexp(static_cast<float>(mantissa), -24);
-  }
-  if (exponent == 0x1F) {  // all ones: infinity or not-a-number
-    return mantissa == 0 ? sign * std::numeric_limits<float>::infinity()
-                         : std::numeric_limits<float>::quiet_NaN();
-  }
-  // normal: 1.mantissa * 2^(exponent - 15)
-  return sign * std::ldexp(static_cast<float>(0x400 | mantissa), exponent - 25);
-}
-
-// Reads the i-th element of type T from raw bytes; memcpy because the bytes
-// need not be aligned for T.
-template <typename T>
-T Element(const std::vector<char>& data, size_t i) {
-  T value;
-  std::memcpy(&value, data.data() + i * sizeof(T), sizeof(T));
-  return value;
-}
-
-}  // namespace
-
 std::vector<float> Attribute::ToFloat() const {
-  const size_t size = DataTypeSize(type);
-  if (size == 0) throw ParseError("attribute of type null has no elements to convert");
-  if (data.size() % size != 0) {
+  // Only float32 bytes are weights a layer can use as they are: the graph
+  // loader (RuntimeGraph::InitGraphAttrs) converts every other element type
+  // to float32 once, when the graph loads, so the layers never need to.
+  if (type != DataType::kF32) {
+    throw ParseError(fmt::format(
+        "attribute of type {} is not float32 weights (RuntimeGraph::InitGraphAttrs converts it "
+        "when a graph loads)",
+        DataTypeName(type)));
+  }
+  if (data.size() % sizeof(float) != 0) {
     throw ParseError(fmt::format("attribute data of {} bytes is not a whole number of {} elements",
                                  data.size(), DataTypeName(type)));
   }
-  const size_t count = data.size() / size;
-  std::vector<float> out(count);
-  for (size_t i = 0; i < count; ++i) {
-    switch (type) {
-      case DataType::kF32:
-        out[i] = Element<float>(data, i);
-        break;
-      case DataType::kF64:
-        out[i] = static_cast<float>(Element<double>(data, i));
-        break;
-      case DataType::kF16:
-        out[i] = HalfToFloat(Element<uint16_t>(data, i));
-        break;
-      case DataType::kI64:
-        out[i] = static_cast<float>(Element<int64_t>(data, i));
-        break;
-      case DataType::kI32:
-        out[i] = static_cast<float>(Element<int32_t>(data, i));
-        break;
-      case DataType::kI16:
-        out[i] = Element<int16_t>(data, i);
-        break;
-      case DataType::kI8:
-        out[i] = Element<int8_t>(data, i);
-        break;
-      case DataType::kU8:
-        out[i] = Element<uint8_t>(data, i);
-        break;
-      case DataType::kBool:
-        out[i] = Element<uint8_t>(data, i) != 0 ? 1.f : 0.f;
-        break;
-      case DataType::kNull:
-        break;  // rejected above
-    }
-  }
+  // memcpy because the bytes need not be aligned for float.
+  std::vector<float> out(data.size() / sizeof(float));
+  std::memcpy(out.data(), data.data(), out.size() * sizeof(float));
   return out;
 }
 

@@ -77,6 +77,7 @@ void RuntimeGraph::Load(bool with_params) {
   pnnx::Graph graph = memory_graph_                       ? *memory_graph_
                       : bin_path_.empty() || !with_params ? pnnx::LoadParam(param_path_)
                                                           : pnnx::Load(param_path_, bin_path_);
+  const bool weights_loaded = memory_graph_ || (!bin_path_.empty() && with_params);
   operators_.clear();
   operands_.clear();
   built_ = false;
@@ -97,7 +98,13 @@ void RuntimeGraph::Load(bool with_params) {
     op->index = static_cast<int>(i);
     if (with_params) {
       InitGraphParams(source.params, *op);
-      op->attribute = std::move(source.attrs);
+      // A graph read without its .pnnx.bin has attribute shapes but no bytes
+      // to convert: they stay as read, and a layer that asks for one reports it.
+      if (weights_loaded) {
+        InitGraphAttrs(source.attrs, *op);
+      } else {
+        op->attribute = std::move(source.attrs);
+      }
     }
     for (int input : source.inputs) op->input_operands.push_back(operands_.at(input).get());
     for (int output : source.outputs) op->output_operands.push_back(operands_.at(output).get());
