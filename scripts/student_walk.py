@@ -7,12 +7,12 @@ Copies this tree (a git clone of it plus its uncommitted changes, every lab file
 reset to its pristine version) into build/walk/tree, configures the student preset
 there, and then:
   1. `tools/labs status` says every lab is "not started" and names a first TODO;
-  2. `tools/labs grade 1 ... 7`: every lab fails;
-  3. fills in one lab at a time from solutions/ and grades the seven labs: exactly
+  2. `tools/labs grade N ...` over every lab of the build's labs.json: every lab fails;
+  3. fills in one lab at a time from solutions/ and grades all the labs: exactly
      that lab flips to passing, every test of every other lab keeps its state;
      after course1, `tools/labs status` says course1 is "done";
   4. at the end every lab passes;
-  5. puts a syntax error into course6's file: `tools/labs grade 1 ... 7` reports
+  5. puts a syntax error into course6's file: `tools/labs grade N ...` reports
      course6 "does not compile: <file:line ...>" and every other grade is unchanged.
 With --release DIR, the walk starts from a clone of that student release (tools/labs
 release) instead of this tree, and fills its labs from this tree's solutions/: what a
@@ -23,6 +23,7 @@ Uses ccache when it is installed (CMAKE_CXX_COMPILER_LAUNCHER, CCACHE_BASEDIR = 
 tree, CCACHE_NOHASHDIR=1), so the student preset's objects of the main tree are reused.
 Logs in build/walk/logs. Prints one line per step; exit 0 when every step holds.
 """
+import json
 import os
 import re
 import shutil
@@ -131,9 +132,12 @@ def passes(state):
     return bool(state) and all(state.values())
 
 
-def labs_in_tree():
-    return sorted((p.name for p in TREE.glob("course*_*") if (p / "CMakeLists.txt").exists()),
-                  key=lambda n: int(re.match(r"course(\d+)", n).group(1)))
+def labs_in_build():
+    """(lab directory, number) of every lab the configured student build declares, in
+    number order: build/student/labs.json, which cmake/KuiperLab.cmake writes."""
+    labs = json.loads((TREE / "build" / "student" / "labs.json").read_text(encoding="utf-8"))
+    labs.sort(key=lambda lab: lab["number"])
+    return [lab["dir"] for lab in labs], [str(lab["number"]) for lab in labs]
 
 
 def status_lines(log):
@@ -157,9 +161,8 @@ def main():
         results.append(ok)
 
     copy_tree(release)
-    labs = labs_in_tree()
-    numbers = [re.match(r"course(\d+)", lab).group(1) for lab in labs]
     run("configure", "cmake", "--preset", "student")
+    labs, numbers = labs_in_build()
 
     status, out = status_lines("status-fresh")
     bad = [l for l in status.values() if "not started" not in l or "next:" not in l]

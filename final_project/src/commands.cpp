@@ -204,7 +204,7 @@ int Detect(const DetectOptions& options) {
   const int side = SquareImageSide(*graph, files);
   const Letterboxed boxed = Letterbox(rgb, side);
   const std::vector<sftensor> output =
-      graph->Forward(std::vector<sftensor>{ImageToTensor(ToUnitFloat(boxed.image))});
+      graph->Forward(std::vector<sftensor>{RgbToTensor(boxed.image)});
   const sftensor& rows = output.at(0);
   if (rows->raw_shapes().size() != 2) {
     throw ShapeError(

@@ -62,7 +62,7 @@ cv::Mat LoadRgbImage(const std::string& path) {
   if (bgr.empty()) {
     throw Error(fmt::format("'{}' is not an image OpenCV can read (PNG, JPEG, BMP, ...)", path));
   }
-  // A small file can decode to a huge image, and ToUnitFloat copies it into
+  // A small file can decode to a huge image, and RgbToTensor copies it into
   // three floats per pixel.
   const uint64_t pixels = static_cast<uint64_t>(bgr.rows) * static_cast<uint64_t>(bgr.cols);
   CheckMemory(SaturatingMultiply(pixels, 3 * sizeof(float)),
@@ -72,49 +72,39 @@ cv::Mat LoadRgbImage(const std::string& path) {
   return rgb;
 }
 
-cv::Mat ToUnitFloat(const cv::Mat& rgb8) {
+sftensor RgbToTensor(const cv::Mat& rgb8) {
   if (rgb8.type() != CV_8UC3) throw ShapeError("expected an 8-bit, 3-channel image");
-  cv::Mat out;
-  rgb8.convertTo(out, CV_32FC3, 1.0 / 255.0);
-  return out;
+  const cv::Mat packed = rgb8.isContinuous() ? rgb8 : rgb8.clone();
+  const std::vector<uint8_t> bytes(packed.data, packed.data + packed.total() * 3);
+  return ImageToChw(bytes, static_cast<uint32_t>(packed.rows), static_cast<uint32_t>(packed.cols),
+                    PixelOrder::kRgb);
 }
 
-cv::Mat ResizeCenterCrop(const cv::Mat& rgb_float, int resize, int crop) {
-  const int h = rgb_float.rows, w = rgb_float.cols;
+sftensor ResizeCenterCrop(const Tensor<float>& chw, int resize, int crop) {
+  const auto h = static_cast<int64_t>(chw.rows()), w = static_cast<int64_t>(chw.cols());
   if (h <= 0 || w <= 0 || resize <= 0 || crop <= 0 || crop > resize) {
     throw ShapeError(
         fmt::format("cannot resize a {}x{} image to {} and crop {}", w, h, resize, crop));
   }
-  const int short_side = std::min(h, w), long_side = std::max(h, w);
-  const int new_long = static_cast<int>(static_cast<int64_t>(resize) * long_side / short_side);
-  const cv::Size size = h <= w ? cv::Size(new_long, resize) : cv::Size(resize, new_long);
-  cv::Mat resized;
-  cv::resize(rgb_float, resized, size, 0, 0, cv::INTER_LINEAR);
-  const int top = PythonRound((resized.rows - crop) / 2.0);
-  const int left = PythonRound((resized.cols - crop) / 2.0);
-  return resized(cv::Rect(left, top, crop, crop)).clone();
-}
-
-sftensor ImageToTensor(const cv::Mat& rgb_float, const std::array<float, 3>& mean,
-                       const std::array<float, 3>& stddev) {
-  if (rgb_float.type() != CV_32FC3) throw ShapeError("expected a float, 3-channel image");
-  const auto rows = static_cast<uint32_t>(rgb_float.rows);
-  const auto cols = static_cast<uint32_t>(rgb_float.cols);
-  sftensor tensor = TensorCreate(3, rows, cols);
-  for (uint32_t c = 0; c < 3; ++c) {
-    arma::fmat& channel = tensor->slice(c);
-    for (uint32_t r = 0; r < rows; ++r) {
-      const auto* pixel = rgb_float.ptr<cv::Vec3f>(static_cast<int>(r));
-      for (uint32_t x = 0; x < cols; ++x) channel(r, x) = (pixel[x][c] - mean[c]) / stddev[c];
-    }
-  }
-  return tensor;
+  const int64_t short_side = std::min(h, w), long_side = std::max(h, w);
+  const auto new_long = static_cast<uint32_t>(resize * long_side / short_side);
+  const auto side = static_cast<uint32_t>(resize);
+  const sftensor resized =
+      h <= w ? ResizeBilinear(chw, side, new_long) : ResizeBilinear(chw, new_long, side);
+  const auto top = static_cast<uint32_t>(PythonRound((resized->rows() - crop) / 2.0));
+  const auto left = static_cast<uint32_t>(PythonRound((resized->cols() - crop) / 2.0));
+  const auto size = static_cast<uint32_t>(crop);
+  sftensor out = TensorCreate(chw.channels(), size, size);
+  out->data() =
+      resized->data().subcube(top, left, 0, top + size - 1, left + size - 1, chw.channels() - 1);
+  return out;
 }
 
 sftensor ClassifyInput(const cv::Mat& rgb8, int crop) {
   const int resize = static_cast<int>(std::lround(crop / 0.875));
-  return ImageToTensor(ResizeCenterCrop(ToUnitFloat(rgb8), resize, crop), kImageNetMean,
-                       kImageNetStd);
+  sftensor x = ResizeCenterCrop(*RgbToTensor(rgb8), resize, crop);
+  Normalize(*x, kImageNetMean, kImageNetStd);
+  return x;
 }
 
 Letterboxed Letterbox(const cv::Mat& image, int size, double pad_value) {

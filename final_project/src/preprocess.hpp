@@ -1,6 +1,8 @@
 // Turning an image into the tensor a network expects: the two recipes of the
 // final project (ImageNet classification and YOLOv5 letterboxing), written as
-// small functions so that tests can check each step on hand-computed cases.
+// small functions so that tests can check each step on hand-computed cases. The
+// steps on pixels (layout, resize, normalisation) are lab course8_capstone's
+// (kuiper/vision.hpp); OpenCV decodes and letterboxes.
 #pragma once
 
 #include <array>
@@ -8,36 +10,34 @@
 #include <string>
 
 #include "kuiper/tensor.hpp"
+#include "kuiper/vision.hpp"
 
 namespace kuiper::app {
 
 // Reads an image file as 8-bit RGB (OpenCV decodes to BGR; we swap once here).
 // Throws kuiper::Error naming the file when it is missing or not an image, and
-// ResourceError when its float copy (ToUnitFloat) would exceed the memory limit.
+// ResourceError when its float copy (RgbToTensor) would exceed the memory limit.
 cv::Mat LoadRgbImage(const std::string& path);
 
-// torchvision's Resize(resize) + CenterCrop(crop) on an RGB float image in
-// [0, 1] (CV_32FC3): the shorter side becomes `resize` (the longer one
-// int(resize * long / short), as torchvision truncates), bilinear with
-// half-pixel centres, then the centre crop x crop square
-// (top = round((h - crop) / 2)). Working in float keeps OpenCV's bilinear
-// equal to PyTorch's interpolate(mode="bilinear", align_corners=False).
-cv::Mat ResizeCenterCrop(const cv::Mat& rgb_float, int resize, int crop);
+// An 8-bit RGB image (CV_8UC3) as a (3, H, W) tensor in [0, 1]: torchvision's
+// ToTensor, by the capstone's ImageToChw (kuiper/vision.hpp).
+sftensor RgbToTensor(const cv::Mat& rgb8);
 
-// An 8-bit RGB image as floats in [0, 1] (CV_32FC3).
-cv::Mat ToUnitFloat(const cv::Mat& rgb8);
-
-// A float RGB image (CV_32FC3) as a (3, H, W) tensor, each channel c mapped to
-// (x - mean[c]) / stddev[c]. Mean 0 and std 1 keep the values as they are.
-sftensor ImageToTensor(const cv::Mat& rgb_float, const std::array<float, 3>& mean = {0, 0, 0},
-                       const std::array<float, 3>& stddev = {1, 1, 1});
+// torchvision's Resize(resize) + CenterCrop(crop) on a (3, H, W) tensor: the
+// shorter side becomes `resize` (the longer one int(resize * long / short), as
+// torchvision truncates), bilinear with half-pixel centres (the capstone's
+// ResizeBilinear, equal to PyTorch's interpolate(mode="bilinear",
+// align_corners=False)), then the centre crop x crop square
+// (top = round((h - crop) / 2)).
+sftensor ResizeCenterCrop(const Tensor<float>& chw, int resize, int crop);
 
 // ImageNet statistics used by torchvision's pretrained classifiers.
 inline constexpr std::array<float, 3> kImageNetMean = {0.485f, 0.456f, 0.406f};
 inline constexpr std::array<float, 3> kImageNetStd = {0.229f, 0.224f, 0.225f};
 
-// torchvision's ImageNet recipe for a crop x crop input: resize to
-// round(crop / 0.875) (256 for 224), centre crop, ImageNet normalisation.
+// torchvision's ImageNet recipe for a crop x crop input: ToTensor, resize to
+// round(crop / 0.875) (256 for 224), centre crop, ImageNet normalisation (the
+// capstone's Normalize).
 sftensor ClassifyInput(const cv::Mat& rgb8, int crop = 224);
 
 // An image letterboxed into a square, and how to undo it.

@@ -410,11 +410,14 @@ std::vector<Row> DetectionRows(const std::string& out) {
   return rows;
 }
 
+// The test's own IoU (the capstone's is the student's to write): the overlap of the two
+// intervals on each axis, multiplied.
 float Iou(const Row& a, const Row& b) {
-  const float w = std::max(0.f, std::min(a.x2, b.x2) - std::max(a.x1, b.x1));
-  const float h = std::max(0.f, std::min(a.y2, b.y2) - std::max(a.y1, b.y1));
-  const float inter = w * h;
-  return inter / ((a.x2 - a.x1) * (a.y2 - a.y1) + (b.x2 - b.x1) * (b.y2 - b.y1) - inter);
+  auto overlap = [](float lo1, float hi1, float lo2, float hi2) {
+    return std::max(0.f, std::min(hi1, hi2) - std::max(lo1, lo2));
+  };
+  const float both = overlap(a.x1, a.x2, b.x1, b.x2) * overlap(a.y1, a.y2, b.y1, b.y2);
+  return both / ((a.x2 - a.x1) * (a.y2 - a.y1) + (b.x2 - b.x1) * (b.y2 - b.y1) - both);
 }
 
 // The default image holds one shape of each kind, whose boxes make_shapes.py

@@ -74,7 +74,7 @@ TEST(Letterbox, EmptyImageThrowsShapeError) { EXPECT_THROW(Letterbox(cv::Mat(), 
 // (make_preprocess_ref.py).
 void ExpectMatchesTorch(int resize, int crop) {
   const cv::Mat rgb = LoadRgbImage(kData + "tiny.png");
-  const sftensor got = ImageToTensor(ResizeCenterCrop(ToUnitFloat(rgb), resize, crop));
+  const sftensor got = ResizeCenterCrop(*RgbToTensor(rgb), resize, crop);
   const NpyArray want = LoadNpy(kData + "tiny_resize" + std::to_string(resize) + "_crop" +
                                 std::to_string(crop) + ".npy");
   ASSERT_EQ(got->raw_shapes(),
@@ -87,25 +87,25 @@ TEST(ResizeCenterCrop, DownscaleMatchesPyTorch) { ExpectMatchesTorch(16, 14); }
 TEST(ResizeCenterCrop, UpscaleMatchesPyTorch) { ExpectMatchesTorch(30, 28); }
 
 TEST(ResizeCenterCrop, ShorterSideBecomesResizeForPortraitImages) {
-  const cv::Mat image(300, 200, CV_32FC3, cv::Scalar(0.5f, 0.5f, 0.5f));
-  const cv::Mat out = ResizeCenterCrop(image, 256, 224);
-  EXPECT_EQ(out.rows, 224);
-  EXPECT_EQ(out.cols, 224);
-  EXPECT_FLOAT_EQ(out.at<cv::Vec3f>(0, 0)[0], 0.5f);
+  Tensor<float> image(3, 300, 200);
+  image.Fill(0.5f);
+  const sftensor out = ResizeCenterCrop(image, 256, 224);
+  EXPECT_EQ(out->raw_shapes(), (std::vector<uint32_t>{3, 224, 224}));
+  EXPECT_FLOAT_EQ(out->at(0, 0, 0), 0.5f);
 }
 
 TEST(ResizeCenterCrop, CropLargerThanResizeThrows) {
-  const cv::Mat image(30, 30, CV_32FC3);
+  const Tensor<float> image(3, 30, 30);
   EXPECT_THROW(ResizeCenterCrop(image, 16, 20), ShapeError);
 }
 
-TEST(ImageToTensor, NormalisesEachRgbChannelWithItsMeanAndStd) {
-  const cv::Mat image(2, 3, CV_32FC3, cv::Scalar(0.1f, 0.5f, 0.9f));
-  const sftensor t = ImageToTensor(image, kImageNetMean, kImageNetStd);
+TEST(RgbToTensor, KeepsRgbPlanesInZeroToOne) {
+  const cv::Mat image(2, 3, CV_8UC3, cv::Scalar(51, 102, 255));  // R, G, B bytes
+  const sftensor t = RgbToTensor(image);
   ASSERT_EQ(t->raw_shapes(), (std::vector<uint32_t>{3, 2, 3}));
-  EXPECT_NEAR(t->at(0, 1, 2), (0.1f - 0.485f) / 0.229f, 1e-6);
-  EXPECT_NEAR(t->at(1, 1, 2), (0.5f - 0.456f) / 0.224f, 1e-6);
-  EXPECT_NEAR(t->at(2, 0, 0), (0.9f - 0.406f) / 0.225f, 1e-6);
+  EXPECT_FLOAT_EQ(t->at(0, 1, 2), 0.2f);
+  EXPECT_FLOAT_EQ(t->at(1, 1, 2), 0.4f);
+  EXPECT_FLOAT_EQ(t->at(2, 0, 0), 1.f);
 }
 
 TEST(ClassifyInput, Gives3x224x224ForAnyImage) {

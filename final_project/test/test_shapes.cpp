@@ -131,7 +131,7 @@ TEST(ShapesDetector, CliPreprocessingIsTheTrainingOne) {
   for (size_t i = 0; i < images.size(); ++i) {
     const Letterboxed boxed =
         Letterbox(LoadRgbImage(images[i].string()), static_cast<int>(inputs.shape.at(2)));
-    const sftensor x = ImageToTensor(ToUnitFloat(boxed.image));
+    const sftensor x = RgbToTensor(boxed.image);
     EXPECT_LE(MaxAbsDiff(BatchToNpy({x}).data, Item(inputs, i)), 1e-6f) << images[i];
   }
 }
