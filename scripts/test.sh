@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The project's one test command. Installs the missing Debian packages, builds the
-# `solutions`, `student` and `asan` presets, then checks (DESIGN.md, "The lab mechanism"):
+# `solutions`, `student` and `asan` presets, then checks (the lab mechanism: README.md, docs/instructors.md):
 #   - every test passes in the solutions build;
 #   - the student build's core tests pass, every lab label fails with NotImplemented, and so
 #     does every end-to-end test (ResNet18, YOLOv5s in label final);
@@ -170,7 +170,7 @@ fi
 if [[ $release -eq 0 ]]; then
   status=0; tools/labs check || status=$?
   record "tools/labs check" $status
-  # The maintainers' comment rule (DESIGN.md, "Style"); a student's own comments are theirs.
+  # The maintainers' comment rule (scripts/lint_comments.py); a student's own comments are theirs.
   status=0; python3 scripts/lint_comments.py || status=$?
   record "comments: no dates, machines, issue/stop numbers or timings" $status
 fi
