@@ -4,6 +4,7 @@
 // align_corners=False) gives the same numbers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 
 #include "kuiper/error.hpp"
@@ -99,6 +100,26 @@ TEST(ResizeBilinear, EveryChannelIsResized) {
   const sftensor t = ResizeBilinear(*Planes(2, 2, {{0, 4, 8, 12}, {100, 96, 92, 88}}), 4, 4);
   ASSERT_EQ(t->channels(), 2u);
   ExpectPlane(*t, 1, {100, 99, 97, 96, 98, 97, 95, 94, 94, 93, 91, 90, 92, 91, 89, 88});
+}
+
+TEST(ResizeBilinear, WeightIsThePositionRoundedToFloatMinusItsFloor) {
+  // The classifier was trained on OpenCV's resize, which rounds each sample position to
+  // float once and takes the weight from that float. At positions near 1000 a float
+  // steps by 6.1e-5, so a weight taken from the double position instead differs by up
+  // to that much, and the end-to-end test of the classifier's input fails. A row of
+  // 0, 1, 0, 1, ... makes each output its weight f (between a 0 and a 1) or 1 - f.
+  constexpr uint32_t kIn = 1000, kOut = 777;
+  std::vector<float> row(kIn);
+  for (uint32_t x = 0; x < kIn; ++x) row[x] = static_cast<float>(x % 2);
+  const sftensor t = ResizeBilinear(*Planes(1, kIn, {row}), 1, kOut);
+  ASSERT_EQ(t->raw_shapes(), (std::vector<uint32_t>{1, 1, kOut}));
+  for (uint32_t x = 0; x < kOut; ++x) {
+    const auto position = static_cast<float>(std::max(0.0, (x + 0.5) * kIn / kOut - 0.5));
+    const auto left = static_cast<uint32_t>(position);  // below kIn - 1 for every x here
+    const float weight = position - static_cast<float>(left);
+    const float want = left % 2 == 0 ? weight : 1.f - weight;
+    ASSERT_EQ(t->at(0, 0, x), want) << "output column " << x << ", position " << position;
+  }
 }
 
 TEST(ResizeBilinear, ZeroSizeThrowsShapeError) {
