@@ -875,7 +875,7 @@ def cmd_rubric_check(args):
     rubric = grading.load_rubric()
     build = Path(args.build)
     labs = json.loads((build / "labs.json").read_text())
-    tests_of, on_skeleton = {}, set()
+    tests_of, on_skeleton, problems_early = {}, set(), []
     for lab in labs:
         names = []
         for target, prefix in ((lab["target"], lab["label"]),
@@ -895,7 +895,11 @@ def cmd_rubric_check(args):
                 tests = grading.list_tests(exe)
                 got = grading.run_program(exe, tests, limits=rubric.limits)
                 on_skeleton |= {f"{prefix}.{t}" for t, r in got.items() if r.passed}
-    problems = grading.check_rubric(rubric, tests_of, on_skeleton)
+                # A skeleton's tests fail by reporting NotImplemented, not by never running:
+                # a program that did not run would make this check pass for nothing.
+                if not any(r.passed or "NotImplemented" in r.detail for r in got.values()):
+                    problems_early.append(f"{exe}: no test of the skeleton ran to a result")
+    problems = problems_early + grading.check_rubric(rubric, tests_of, on_skeleton)
     extra = sorted(set(rubric.labs) - set(tests_of))
     problems += [f"{label}: in the rubric but not a lab of {build}" for label in extra]
     for p in problems:

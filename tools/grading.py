@@ -215,6 +215,7 @@ def run_program(exe, names, *, limits=Limits(), sandbox=None, log=None):
     """Runs the tests `names` ("Suite.Test", as in --gtest_filter) of the GoogleTest program
     exe; returns {name: Result} for every name. log: a file for the program's own output."""
     sandbox = sandbox or Sandbox(Path(os.environ.get("TMPDIR", "/tmp")))
+    exe = Path(exe).resolve()  # the program runs in the sandbox's folder
     results, pending = {}, list(names)
     hung_in_a_row = 0
     while pending:

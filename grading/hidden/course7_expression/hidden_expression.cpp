@@ -47,7 +47,7 @@ TEST(HiddenCall, WrongArityOfANestedCallIsReportedAtItsName) {
   }
 }
 
-// README "4. Evaluation": an operand that does not hold `batch` tensors is a
+// README §3.4 "Evaluation": an operand that does not hold `batch` tensors is a
 // ShapeError, like a missing one.
 TEST(HiddenStack, AnOperandOfAnotherBatchIsAShapeError) {
   std::vector<std::unique_ptr<TokenNode>> nodes;
@@ -56,7 +56,7 @@ TEST(HiddenStack, AnOperandOfAnotherBatchIsAShapeError) {
   EXPECT_THROW(EvaluateReversePolish(rpn, {{x, x}, {x}}, 2), ShapeError);
 }
 
-// README "4. Evaluation": only the LAST function writes into the planned
+// README §3.4 "Evaluation": only the LAST function writes into the planned
 // outputs; the ones before it must leave them alone.
 TEST(HiddenStack, IntoIsWrittenOnlyByTheLastFunction) {
   std::vector<std::unique_ptr<TokenNode>> nodes;
@@ -71,18 +71,23 @@ TEST(HiddenStack, IntoIsWrittenOnlyByTheLastFunction) {
       << "add is not the last function: it must not write into the planned output";
 }
 
-// README "4. Evaluation": a token that is neither a value nor a function is
+// README §3.4 "Evaluation": a token that is neither a value nor a function is
 // an Error, never skipped.
 TEST(HiddenStack, ATokenThatIsNeitherValueNorFunctionIsAnError) {
   for (TokenType stray : {TokenType::kComma, TokenType::kRightBracket, TokenType::kUnknown}) {
     std::vector<std::unique_ptr<TokenNode>> nodes;
     const auto rpn = HiddenRpn(nodes, {TokenType::kInput, stray});
-    EXPECT_THROW(EvaluateReversePolish(rpn, {{HiddenValues({2}, 0)}}, 1), Error)
-        << TokenTypeName(stray);
+    try {
+      EvaluateReversePolish(rpn, {{HiddenValues({2}, 0)}}, 1);
+      ADD_FAILURE() << "no Error for a stray " << TokenTypeName(stray);
+    } catch (const NotImplemented&) {
+      throw;  // the skeleton's Error is not this one: the test must fail there
+    } catch (const Error&) {
+    }
   }
 }
 
-// README "4. Evaluation": sin and cos keep the item's shape, whatever its rank.
+// README §3.4 "Evaluation": sin and cos keep the item's shape, whatever its rank.
 TEST(HiddenTrig, KeepsTheShapeOfAFourDimensionalItem) {
   const sftensor x = HiddenValues({2, 3, 4, 5}, -3);
   for (TokenType function : {TokenType::kSin, TokenType::kCos}) {
