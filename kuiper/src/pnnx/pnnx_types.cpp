@@ -118,9 +118,10 @@ std::vector<float> Attribute::ToFloat() const {
     throw ParseError(fmt::format("attribute data of {} bytes is not a whole number of {} elements",
                                  data.size(), DataTypeName(type)));
   }
-  // memcpy because the bytes need not be aligned for float.
+  // memcpy because the bytes need not be aligned for float; never with empty data, whose
+  // data() may be null (undefined behaviour for memcpy even for 0 bytes).
   std::vector<float> out(data.size() / sizeof(float));
-  std::memcpy(out.data(), data.data(), out.size() * sizeof(float));
+  if (!out.empty()) std::memcpy(out.data(), data.data(), out.size() * sizeof(float));
   return out;
 }
 

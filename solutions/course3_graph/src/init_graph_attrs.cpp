@@ -121,7 +121,9 @@ void RuntimeGraph::InitGraphAttrs(const std::map<std::string, pnnx::Attribute>& 
     weights.type = pnnx::DataType::kF32;
     weights.shape = attr.shape;
     weights.data.resize(values.size() * sizeof(float));
-    std::memcpy(weights.data.data(), values.data(), weights.data.size());
+    if (!values.empty()) {  // an empty vector's data() may be null, and memcpy forbids it
+      std::memcpy(weights.data.data(), values.data(), weights.data.size());
+    }
     op.attribute[name] = std::move(weights);
     // ---- your code ends ----
   }
