@@ -210,6 +210,8 @@ def main():
             "course 6 does not compile")
         for wrong in sorted((ROOT / "grading" / "wrong").glob("*/*/WRONG.md")):
             lab, variant = wrong.parent.parent.name, wrong.parent.name
+            if re.search(r"^class: skip", wrong.read_text(), re.M):
+                continue  # its grade depends on the machine (WRONG.md says why)
             files = solution(lab)
             for p in sorted((wrong.parent / "src").rglob("*.cpp")):
                 files[f"{lab}/src/{p.relative_to(wrong.parent / 'src').as_posix()}"] = p.read_text()
