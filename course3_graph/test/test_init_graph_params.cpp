@@ -120,7 +120,8 @@ TEST(InitGraphParams, EmptyArraysKeepTheirKind) {
 TEST(InitGraphParams, ZeroFalseAndEmptyStringKeepTheirKind) {
   EXPECT_EQ(ConvertOne("v", Make(pnnx::ParameterType::kBool)).param<bool>("v"), false)
       << "see README §3.2";
-  EXPECT_EQ(ConvertOne("v", Make(pnnx::ParameterType::kInt)).param<int>("v"), 0) << "see README §3.2";
+  EXPECT_EQ(ConvertOne("v", Make(pnnx::ParameterType::kInt)).param<int>("v"), 0)
+      << "see README §3.2";
   EXPECT_TRUE(std::holds_alternative<float>(
       ConvertOne("v", Make(pnnx::ParameterType::kFloat)).params.at("v")))
       << "a float 0.0 is a float, not an int; see README §3.2";

@@ -6,6 +6,8 @@
 //   TensorElementTrig     sin and cos of every element;
 //   EvaluateReversePolish the stack machine over batches of tensors.
 // Every pnnx.Expression layer of ResNet18 and YOLOv5s parses and runs here.
+#include "kuiper/expression.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -15,7 +17,6 @@
 #include <vector>
 
 #include "kuiper/error.hpp"
-#include "kuiper/expression.hpp"
 
 namespace kuiper {
 

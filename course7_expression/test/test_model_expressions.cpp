@@ -1,6 +1,6 @@
 // course7_expression: every pnnx.Expression of the ResNet18 and YOLOv5s
-// fixtures (and of YOLOv5's Detect head as PNNX exports it) parses and runs through the lab's code, as the engine runs it
-// (ExpressionLayer: ParseCall, ReversePolish, EvaluateReversePolish). The
+// fixtures (and of YOLOv5's Detect head as PNNX exports it) parses and runs through the lab's code,
+// as the engine runs it (ExpressionLayer: ParseCall, ReversePolish, EvaluateReversePolish). The
 // reference is a scalar evaluator written here that reads the call text
 // itself, one element at a time.
 #include <gtest/gtest.h>

@@ -99,13 +99,13 @@ TEST(CallTree, WhereIsACallOfThreeArguments) {
 // table: the one rule parses a call of each with that many arguments.
 TEST(CallTree, EveryFunctionParsesWithItsArity) {
   const std::vector<std::pair<std::string, int>> words = {
-      {"add", 2},   {"sub", 2},   {"mul", 2},   {"div", 2},   {"pow", 2},       {"max", 2},
-      {"min", 2},   {"fmod", 2},  {"eq", 2},    {"ne", 2},    {"remainder", 2}, {"lt", 2},
-      {"gt", 2},    {"le", 2},    {"ge", 2},    {"and", 2},   {"or", 2},        {"xor", 2},
-      {"neg", 1},   {"exp", 1},   {"log", 1},   {"sqrt", 1},  {"rsqrt", 1},     {"abs", 1},
-      {"sin", 1},   {"cos", 1},   {"tanh", 1},  {"floor", 1}, {"ceil", 1},      {"round", 1},
-      {"trunc", 1}, {"sign", 1},  {"erf", 1},   {"tan", 1},   {"sinh", 1},      {"cosh", 1},
-      {"asin", 1},  {"acos", 1},  {"atan", 1},  {"asinh", 1}, {"acosh", 1},     {"atanh", 1},
+      {"add", 2},   {"sub", 2},  {"mul", 2},  {"div", 2},   {"pow", 2},       {"max", 2},
+      {"min", 2},   {"fmod", 2}, {"eq", 2},   {"ne", 2},    {"remainder", 2}, {"lt", 2},
+      {"gt", 2},    {"le", 2},   {"ge", 2},   {"and", 2},   {"or", 2},        {"xor", 2},
+      {"neg", 1},   {"exp", 1},  {"log", 1},  {"sqrt", 1},  {"rsqrt", 1},     {"abs", 1},
+      {"sin", 1},   {"cos", 1},  {"tanh", 1}, {"floor", 1}, {"ceil", 1},      {"round", 1},
+      {"trunc", 1}, {"sign", 1}, {"erf", 1},  {"tan", 1},   {"sinh", 1},      {"cosh", 1},
+      {"asin", 1},  {"acos", 1}, {"atan", 1}, {"asinh", 1}, {"acosh", 1},     {"atanh", 1},
       {"not", 1},   {"where", 3}};
   ASSERT_EQ(words.size(), 44u);
   for (const auto& [word, arity] : words) {
@@ -151,7 +151,8 @@ TEST(CallErrors, MissingCommaStopsTheCallAtTheNextToken) {
 TEST(CallErrors, TrailingCommaIsAnErrorAtTheBracket) {
   EXPECT_EQ(CallErrorPosition("add(@0,@1,)"), 10);
   EXPECT_EQ(CallErrorPosition("neg(@0,)"), 7);
-  EXPECT_NE(CallError("add(@0,@1,)").find("got ')'"), std::string::npos) << CallError("add(@0,@1,)");
+  EXPECT_NE(CallError("add(@0,@1,)").find("got ')'"), std::string::npos)
+      << CallError("add(@0,@1,)");
 }
 
 TEST(CallErrors, MisplacedTokens) {
@@ -177,7 +178,8 @@ TEST(CallErrors, OperandOutOfRangeInsideACall) {
 TEST(CallArity, TooManyArgumentsNameTheFunctionAndBothCounts) {
   const std::string message = CallError("neg(@0,@1)");
   EXPECT_NE(message.find("position 0: 'neg' takes 1 argument(s), got 2"), std::string::npos)
-      << message << "\n" << kCallRule;
+      << message << "\n"
+      << kCallRule;
   const std::string where = CallError("where(@0,@1,@2,@0)");
   EXPECT_NE(where.find("position 0: 'where' takes 3 argument(s), got 4"), std::string::npos)
       << where;
@@ -186,7 +188,8 @@ TEST(CallArity, TooManyArgumentsNameTheFunctionAndBothCounts) {
 TEST(CallArity, TooFewArgumentsNameTheFunctionAndBothCounts) {
   const std::string message = CallError("add(@0)");
   EXPECT_NE(message.find("position 0: 'add' takes 2 argument(s), got 1"), std::string::npos)
-      << message << "\n" << kCallRule;
+      << message << "\n"
+      << kCallRule;
   const std::string where = CallError("where(@0,@1)");
   EXPECT_NE(where.find("position 0: 'where' takes 3 argument(s), got 2"), std::string::npos)
       << where;

@@ -87,11 +87,11 @@ TEST(StackMachine, ANumberIsAOneElementTensorForEveryItem) {
 TEST(StackMachine, NonCommutativeFunctionsTakeTheFirstPushedFirst) {
   const sftensor a = Values({8, 9}), b = Values({2, 3});
   const std::vector<std::pair<TokenType, std::vector<float>>> cases = {
-      {TokenType::kSub, {6, 6}},      // 8-2, 9-3
-      {TokenType::kDiv, {4, 3}},      // 8/2, 9/3
-      {TokenType::kPow, {64, 729}},   // 8^2, 9^3
-      {TokenType::kLt, {0, 0}},       // 8<2, 9<3
-      {TokenType::kFmod, {0, 0}},     // 8 mod 2, 9 mod 3
+      {TokenType::kSub, {6, 6}},     // 8-2, 9-3
+      {TokenType::kDiv, {4, 3}},     // 8/2, 9/3
+      {TokenType::kPow, {64, 729}},  // 8^2, 9^3
+      {TokenType::kLt, {0, 0}},      // 8<2, 9<3
+      {TokenType::kFmod, {0, 0}},    // 8 mod 2, 9 mod 3
   };
   for (const auto& [function, want] : cases) {
     Sequence s;
@@ -141,8 +141,8 @@ TEST(StackMachine, EvaluatesEveryItemOfTheBatch) {
   Sequence s;  // sub(@0, @1), batch 3
   s.Input(0).Input(1).Call(TokenType::kSub);
   const std::vector<sftensor> out = EvaluateReversePolish(
-      s.rpn(), {{Values({10}), Values({20}), Values({30})}, {Values({1}), Values({2}), Values({3})}},
-      3);
+      s.rpn(),
+      {{Values({10}), Values({20}), Values({30})}, {Values({1}), Values({2}), Values({3})}}, 3);
   ASSERT_EQ(out.size(), 3u);
   EXPECT_EQ(out[0]->values(), std::vector<float>({9}));
   EXPECT_EQ(out[1]->values(), std::vector<float>({18}));

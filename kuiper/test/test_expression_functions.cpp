@@ -168,8 +168,8 @@ TEST(ApplyFunction, WhereTakesConditionThenBothBranches) {
 TEST(ApplyFunction, WritesATwoArgumentResultIntoTheGivenTensor) {
   const sftensor into = TensorCreate({2});
   const std::vector<sftensor> intos = {into};
-  const std::vector<sftensor> out = ApplyFunction(
-      TokenType::kMul, {{FnTensor({2}, {3, 4})}, {FnTensor({2}, {5, 6})}}, 1, &intos);
+  const std::vector<sftensor> out =
+      ApplyFunction(TokenType::kMul, {{FnTensor({2}, {3, 4})}, {FnTensor({2}, {5, 6})}}, 1, &intos);
   EXPECT_EQ(out[0], into);
   FnExpectSame(into->values(), {15, 24}, "mul into");
 }

@@ -339,9 +339,10 @@ std::vector<sftensor> ApplyFunction(TokenType function,
   }
   for (const std::vector<sftensor>& argument : arguments) {
     if (argument.size() != batch) {
-      throw std::invalid_argument(fmt::format("ApplyFunction: '{}': an argument holds {} item(s), "
-                                              "not {}",
-                                              TokenTypeName(function), argument.size(), batch));
+      throw std::invalid_argument(
+          fmt::format("ApplyFunction: '{}': an argument holds {} item(s), "
+                      "not {}",
+                      TokenTypeName(function), argument.size(), batch));
     }
   }
   if (into && into->size() != batch) into = nullptr;

@@ -60,9 +60,10 @@ std::vector<Detection> Nms(std::vector<Detection> detections, float iou) {
   std::vector<Detection> kept;
   for (size_t i = 0; i < detections.size(); ++i) {
     const Detection& candidate = detections[i];
-    const bool suppressed = std::any_of(detections.begin(), detections.begin() + i, [&](const Detection& k) {
-      return k.class_id == candidate.class_id && IoU(k.box, candidate.box) > iou;
-    });
+    const bool suppressed =
+        std::any_of(detections.begin(), detections.begin() + i, [&](const Detection& k) {
+          return k.class_id == candidate.class_id && IoU(k.box, candidate.box) > iou;
+        });
     if (!suppressed) kept.push_back(candidate);
   }
   return kept;

@@ -54,7 +54,8 @@ sftensor ResizeBilinear(const Tensor<float>& chw, uint32_t rows, uint32_t cols) 
     for (uint32_t i = 0; i < out; ++i) {
       // In double, rounded to float once, as OpenCV does: the pixels the classifier was
       // trained on (models/shapes.py) come from cv2.resize.
-      const auto src = static_cast<float>(out > 1 ? static_cast<double>(i) * (in - 1) / (out - 1) : 0.0);
+      const auto src =
+          static_cast<float>(out > 1 ? static_cast<double>(i) * (in - 1) / (out - 1) : 0.0);
       const auto lo = std::min(static_cast<uint32_t>(src), in - 1);
       t[i] = {lo, std::min(lo + 1, in - 1), lo + 1 < in ? src - static_cast<float>(lo) : 0.f};
     }
