@@ -455,7 +455,7 @@ def _build_lab(lab, taken, tree, build, sandbox, work, report, log):
     for program in lab["programs"]:
         argv = [str(objects.get(a, a)) for a in program["link"]]
         argv[argv.index("-o") + 1] = str(bin_dir / program["target"])
-        status, output = _as_sandbox(sandbox, argv, plan_build_dir(build), 300, log)
+        status, output = _as_sandbox(sandbox, argv, str(build), 300, log)
         if status != 0:
             return f"does not link: {_first_error(output)}"
     for program in lab["programs"]:  # the tested code cannot rewrite a program
@@ -465,9 +465,6 @@ def _build_lab(lab, taken, tree, build, sandbox, work, report, log):
         os.chmod(path, 0o755)
     return None
 
-
-def plan_build_dir(build):
-    return str(build)
 
 
 # ---- reports ---------------------------------------------------------------------------------

@@ -26,24 +26,19 @@ BEGIN = "// ---- your code begins ----"
 VISIBILITY = {"hidden", "after_due_date", "after_published", "visible"}
 
 
-def lab_dirs():
-    return sorted((p.name for p in ROOT.glob("course*_*") if (p / "CMakeLists.txt").exists()),
-                  key=lambda n: int(re.match(r"course(\d+)", n).group(1)))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from make_class import labs as lab_dirs, skeleton, solution  # noqa: E402  (the same lab files)
 
 
 def submission(kind):
-    """{repo path: text} of every lab file."""
+    """{repo path: text} of every graded lab file: the solutions, the skeletons, or the
+    solutions with course 6 broken."""
     files = {}
     for lab in lab_dirs():
-        base = ROOT / "solutions" / lab / "src" if kind != "skeleton" else ROOT / lab / "src"
-        for p in sorted(base.rglob("*.cpp")):
-            if p.name.startswith("stretch_"):
-                continue
-            text = p.read_text(encoding="utf-8")
-            name = f"{lab}/src/{p.relative_to(base).as_posix()}"
-            if kind == "course6_broken" and lab.startswith("course6_") and BEGIN in text:
-                text = text.replace(BEGIN, BEGIN + "\n  this is not C++;", 1)
-            files[name] = text
+        files.update(skeleton(lab) if kind == "skeleton" else solution(lab))
+    if kind == "course6_broken":
+        path = next(p for p in files if p.startswith("course6_") and BEGIN in files[p])
+        files[path] = files[path].replace(BEGIN, BEGIN + "\n  this is not C++;", 1)
     return files
 
 
