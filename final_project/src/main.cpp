@@ -134,7 +134,7 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--batch", bench.batch, "images per forward pass")->capture_default_str();
   bench_cmd
       ->add_option("--threads", bench.threads,
-                   "engine threads: OpenMP, shared by oneDNN's GEMM (0: default)")
+                   "engine threads (0: every core)")
       ->capture_default_str();
   bench_cmd->add_option("--warmup", bench.warmup, "untimed runs first")->capture_default_str();
   bench_cmd->add_option("--runs", bench.runs, "timed runs")->capture_default_str();
