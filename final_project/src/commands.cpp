@@ -15,11 +15,11 @@
 #include <optional>
 
 #include "kuiper/blas_threads.hpp"
-#include "kuiper/parallel.hpp"
 #include "kuiper/graph.hpp"
 #include "kuiper/layers/convolution.hpp"
 #include "kuiper/npy.hpp"
 #include "kuiper/onnx_import.hpp"
+#include "kuiper/parallel.hpp"
 #include "metrics.hpp"
 #include "model_files.hpp"
 #include "postprocess.hpp"
@@ -407,10 +407,8 @@ int Bench(const BenchOptions& options) {
   graph->set_profiler(nullptr);
   progress.Clear();
 
-  fmt::print(
-      "{}: batch {}, {} thread(s), {} OpenBLAS thread(s), {} warm-up + {} timed run(s)\n",
-      files.param, options.batch, MaxThreads(), BlasThreads(), options.warmup,
-      options.runs);
+  fmt::print("{}: batch {}, {} thread(s), {} OpenBLAS thread(s), {} warm-up + {} timed run(s)\n",
+             files.param, options.batch, MaxThreads(), BlasThreads(), options.warmup, options.runs);
   fmt::print("per image: median {:.3f} ms, p90 {:.3f} ms (min {:.3f} ms)\n",
              Quantile(per_image_ms, 0.5), Quantile(per_image_ms, 0.9), Quantile(per_image_ms, 0.0));
   if (graph->buffer_planning()) {

@@ -60,7 +60,8 @@ TEST(ParallelRanges, MorePartsThanItemsGiveOneItemEach) {
 TEST(ParallelFor, EveryIndexRunsOnceOnMoreThreadsThanCores) {
   PoolThreads threads(8);  // more threads than the machine has cores
   std::vector<std::atomic<int>> calls(100000);
-  for (int round = 0; round < 20; ++round) ParallelFor(calls.size(), [&](int64_t i) { ++calls[i]; });
+  for (int round = 0; round < 20; ++round)
+    ParallelFor(calls.size(), [&](int64_t i) { ++calls[i]; });
   for (const std::atomic<int>& count : calls) ASSERT_EQ(count.load(), 20);
 }
 

@@ -165,7 +165,7 @@ class Pool {
   }
 
   std::mutex running_;  // one job at a time
-  int workers_ = 0;  // threads started, slots 1 to workers_
+  int workers_ = 0;     // threads started, slots 1 to workers_
   // The job's thread count (high 16 bits) and its unclaimed parts (low 16).
   std::atomic<uint32_t> claim_{0};
   std::atomic<uint32_t> unfinished_{0};  // parts not done yet

@@ -1,6 +1,7 @@
 // nn.MaxPool2d and F.max_pool2d. The padding comes from lab course2's
 // Tensor::Padding with -infinity, which no window maximum can pick.
 #include <fmt/format.h>
+
 #include <algorithm>
 #include <exception>
 #include <limits>

@@ -1,10 +1,10 @@
 #include "kuiper/layers/resize.hpp"
-#include "kuiper/parallel.hpp"
-
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
+
+#include "kuiper/parallel.hpp"
 
 namespace kuiper {
 

@@ -16,8 +16,9 @@ class SiluLayer : public ElementwiseLayer {
     float* y = output.raw_ptr();
     const int64_t n = input.size();
     // One contiguous range per thread; a small item on the calling thread.
-    ParallelRanges(n, n >= kParallelElements ? MaxThreads() : 1,
-                   [&](int64_t begin, int64_t end, int) { SiluSpan(x + begin, y + begin, end - begin); });
+    ParallelRanges(
+        n, n >= kParallelElements ? MaxThreads() : 1,
+        [&](int64_t begin, int64_t end, int) { SiluSpan(x + begin, y + begin, end - begin); });
   }
 };
 

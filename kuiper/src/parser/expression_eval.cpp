@@ -53,7 +53,8 @@ void Broadcast(const ftensor& a, const ftensor& b, ftensor& out, Op op) {
   float* z = out.raw_ptr();
   if (a.shapes() == b.shapes()) {  // the common case: no index arithmetic
     const int64_t size = out.size();
-    ParallelFor(size, [&](int64_t i) { z[i] = op(x[i], y[i]); }, SplitElements(size));
+    ParallelFor(
+        size, [&](int64_t i) { z[i] = op(x[i], y[i]); }, SplitElements(size));
     return;
   }
   const std::vector<uint32_t>& shape = out.raw_shapes();
@@ -156,7 +157,8 @@ sftensor Map(const sftensor& input, Op op) {
   const float* x = input->raw_ptr();
   float* y = out->raw_ptr();
   const int64_t size = input->size();
-  ParallelFor(size, [&](int64_t i) { y[i] = op(x[i]); }, SplitElements(size));
+  ParallelFor(
+      size, [&](int64_t i) { y[i] = op(x[i]); }, SplitElements(size));
   return out;
 }
 

@@ -31,10 +31,11 @@ void MapElements(const ftensor& input, ftensor& output, Fn fn) {
   const float* x = input.raw_ptr();
   float* y = output.raw_ptr();
   const int64_t n = input.size();
-  ParallelRanges(n, n >= kParallelElements ? MaxThreads() : 1, [&](int64_t begin, int64_t end, int) {
+  ParallelRanges(n, n >= kParallelElements ? MaxThreads() : 1,
+                 [&](int64_t begin, int64_t end, int) {
 #pragma omp simd
-    for (int64_t i = begin; i < end; ++i) y[i] = fn(x[i]);
-  });
+                   for (int64_t i = begin; i < end; ++i) y[i] = fn(x[i]);
+                 });
 }
 
 class ElementwiseLayer : public Layer {
