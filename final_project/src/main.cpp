@@ -132,9 +132,7 @@ int main(int argc, char** argv) {
       app.add_subcommand("bench", "Time a model: median and p90 latency per image");
   bench_cmd->add_option("MODEL", bench.model, "model name, folder or .pnnx.param")->required();
   bench_cmd->add_option("--batch", bench.batch, "images per forward pass")->capture_default_str();
-  bench_cmd
-      ->add_option("--threads", bench.threads,
-                   "engine threads: OpenMP, shared by oneDNN's GEMM (0: default)")
+  bench_cmd->add_option("--threads", bench.threads, "engine threads (0: every core)")
       ->capture_default_str();
   bench_cmd->add_option("--warmup", bench.warmup, "untimed runs first")->capture_default_str();
   bench_cmd->add_option("--runs", bench.runs, "timed runs")->capture_default_str();
