@@ -71,8 +71,10 @@ class Load:
 
     def __enter__(self):
         if self.count:
-            loops = " ".join("(while :; do %s; done) &" % " ".join(
-                load_command(os.path.join(self.workdir, "load%d.o" % i))) for i in range(self.count))
+            loops = " ".join(
+                "(while :; do %s; done) &"
+                % " ".join(load_command(os.path.join(self.workdir, "load%d.o" % i)))
+                for i in range(self.count))
             # A group of its own: Ctrl-C does not reach it, so __exit__ must end it, and
             # killpg ends the loops and the compilers they started in one call.
             self.proc = subprocess.Popen(["bash", "-c", loops + " wait"], start_new_session=True,
@@ -145,9 +147,10 @@ def runners_for(name, spec, args, builds, peers):
                                 ",".join(map(str, shape)), str(args.threads)] + common,
                         bvt.ORT_DIR))
     if "torch" in peers:
-        runners.append(("PyTorch", [sys.executable, os.path.abspath(__file__), "--torch-child", name,
-                                    "--threads", str(args.threads), "--batch", str(args.batch),
-                                    "--warmup", str(args.warmup), "--runs", str(args.runs)], None))
+        runners.append(("PyTorch", [sys.executable, os.path.abspath(__file__), "--torch-child",
+                                    name, "--threads", str(args.threads), "--batch",
+                                    str(args.batch), "--warmup", str(args.warmup), "--runs",
+                                    str(args.runs)], None))
     if "ncnn" in peers:
         files = bvt.ncnn_files(name, args.ncnn_bench)
         if files:

@@ -19,12 +19,14 @@ and the engine / peer ratios, under a line that says when and on which CPU
   install script would fetch GPU files) and exports the models there. Neither
   is a build or test dependency of the project.
 - ncnn: Tencent's ncnn (CPU, fp32: fp16 and bf16 storage and arithmetic off,
-  T threads) on the same module converted by the real pnnx, run by
-  tools/ncnn_bench.cpp. The runner and the models <name>.ncnn.{param,bin} sit
-  in one folder: --ncnn-bench PATH, else $KUIPER_NCNN_BENCH, else
-  build/ncnn/ncnn_bench. tools/ncnn_models.py says how to build ncnn and pnnx
-  and writes that folder. Without them ncnn is skipped, with a message. ncnn
-  has no batch axis: at batch N it runs N images one after the other.
+  T threads) on the same model, converted by tools/ncnn_models.py (by the
+  real pnnx, or from the engine's own PNNX files operator for operator) and
+  checked against PyTorch there, run by tools/ncnn_bench.cpp. The runner and
+  the models <name>.ncnn.{param,bin} sit in one folder: --ncnn-bench PATH,
+  else $KUIPER_NCNN_BENCH, else build/ncnn/ncnn_bench. tools/ncnn_models.py
+  says how to build ncnn and writes that folder. Without them ncnn is
+  skipped, with a message. ncnn has no batch axis: at batch N it runs N
+  images one after the other.
 All sides take turns, --rounds times: on a shared machine the speed of the
 cores drifts by 10-20% over minutes, and each round's ratios compare runs made
 close together. The table gives the medians over the rounds.

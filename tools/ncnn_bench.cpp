@@ -60,10 +60,14 @@ int main(int argc, char** argv) {
   const char* input_path = nullptr;
   const char* output_path = nullptr;
   for (int i = 7; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--batch")) batch = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--input")) input_path = argv[i + 1];
-    else if (!std::strcmp(argv[i], "--output")) output_path = argv[i + 1];
-    else return Usage();
+    if (!std::strcmp(argv[i], "--batch"))
+      batch = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--input"))
+      input_path = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--output"))
+      output_path = argv[i + 1];
+    else
+      return Usage();
   }
   if (runs < 1 || batch < 1) return Usage();
 
@@ -115,13 +119,14 @@ int main(int argc, char** argv) {
   if (output_path) {
     const ncnn::Mat flat = out.reshape(out.w * out.h * out.d * out.c);
     FILE* file = std::fopen(output_path, "wb");
-    if (!file || std::fwrite(flat.data, sizeof(float), flat.w, file) != static_cast<size_t>(flat.w)) {
+    if (!file ||
+        std::fwrite(flat.data, sizeof(float), flat.w, file) != static_cast<size_t>(flat.w)) {
       std::fprintf(stderr, "ncnn_bench: cannot write %s\n", output_path);
       return 1;
     }
     std::fclose(file);
-    std::fprintf(stderr, "output %s: dims %d, c %d, d %d, h %d, w %d\n", out_name, out.dims,
-                 out.c, out.d, out.h, out.w);
+    std::fprintf(stderr, "output %s: dims %d, c %d, d %d, h %d, w %d\n", out_name, out.dims, out.c,
+                 out.d, out.h, out.w);
   }
 
   for (int i = 0; i < warmup; ++i) forward(out);

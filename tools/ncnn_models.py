@@ -1,19 +1,28 @@
 #!/usr/bin/python3
 """Builds the ncnn peer of tools/bench_vs_torch.py and tools/bench_load.py, and checks it.
 
-    /usr/bin/python3 tools/ncnn_models.py --ncnn PREFIX --pnnx PNNX
+    /usr/bin/python3 tools/ncnn_models.py --ncnn PREFIX [--pnnx PNNX]
         [--models resnet18,yolov5s] [--out build/ncnn]
 
 Writes into --out: ncnn_bench (tools/ncnn_bench.sh against the ncnn installed
-at PREFIX) and, per model, <name>.ncnn.param and <name>.ncnn.bin: the seeded
-module of models/ (the one tools/make_models.py exports for the engine),
-traced by torch.jit.trace at batch 1 and converted by Tencent's pnnx with fp32
-weights (fp16=0). pnnx folds each BatchNorm into its convolution itself. Then
-it runs ncnn once on the model's fixed input (build/models/<name>/, or
-$KUIPER_MODELS) and compares with PyTorch float32: the model is kept only if
-the largest difference is within 1e-4 * max(1, max |PyTorch output|), the
-end-to-end tests' bound; otherwise its files are removed, so the benchmarks
-skip it, and the script fails.
+at PREFIX) and, per model, <name>.ncnn.param and <name>.ncnn.bin, fp32, made
+one of two ways:
+- --pnnx PNNX: the seeded module of models/ (the one tools/make_models.py
+  exports for the engine), traced by torch.jit.trace at batch 1 and converted
+  by Tencent's pnnx with fp32 weights (fp16=0); pnnx folds each BatchNorm into
+  its convolution itself;
+- without it: from the engine's own files, <models>/<name>/<name>.pnnx.{param,bin}
+  (BatchNorm already folded), operator for operator (to_ncnn below): a
+  convolution with the ReLU after it fused, as pnnx's ncnn writer fuses them;
+  SiLU as ncnn's Swish; YOLOv5s's Detect as the ncnn layers of its forward
+  (1x1 convolution, reshape, permute, sigmoid, slices, the grid and anchor
+  arithmetic, concatenations). The same graph as the engine runs, in ncnn's
+  layers.
+Then it runs ncnn once on the model's fixed input (<models>/<name>/, models
+being build/models or $KUIPER_MODELS) and compares with PyTorch float32: the
+model is kept only if the largest difference is within
+1e-4 * max(1, max |PyTorch output|), the end-to-end tests' bound; otherwise
+its files are removed, so the benchmarks skip it, and the script fails.
 
 ncnn and pnnx are never build or test dependencies of the project; build
 them outside the repository. ncnn, CPU only, static (about 6 minutes on 2
@@ -38,14 +47,211 @@ build against Debian's), then
 import argparse
 import os
 import shutil
+import struct
 import subprocess
 import sys
+import zipfile
 
 import numpy as np
 import torch
 
 from bench_vs_torch import ROOT
 from models import MODELS
+
+
+def read_pnnx(param_path):
+    """The operators of a .pnnx.param: [(type, name, inputs, outputs, params, shapes)]."""
+    ops = []
+    with open(param_path) as f:
+        lines = f.read().splitlines()[2:]
+    for line in lines:
+        tok = line.split()
+        nin, nout = int(tok[2]), int(tok[3])
+        params, shapes = {}, {}
+        for item in tok[4 + nin + nout:]:
+            key, _, value = item.partition("=")
+            if key.startswith("#"):
+                shapes[key[1:]] = [int(v) for v in value[1:value.index(")")].split(",")]
+            elif not key.startswith("@"):
+                params[key] = value
+        ops.append((tok[0], tok[1], tok[4:4 + nin], tok[4 + nin:4 + nin + nout], params, shapes))
+    return ops
+
+
+def ints(value):
+    return [int(v) for v in value.strip("()").split(",")]
+
+
+class NcnnWriter:
+    """Collects ncnn layers; write() adds the Split layers ncnn needs for shared blobs."""
+
+    def __init__(self):
+        self.layers = []  # [type, name, inputs, outputs, params, weight bytes]
+
+    def add(self, kind, name, inputs, outputs, params=(), weights=b""):
+        self.layers.append([kind, name, list(inputs), list(outputs), list(params), weights])
+
+    def write(self, param_path, bin_path):
+        consumers = {}
+        for layer in self.layers:
+            for i, blob in enumerate(layer[2]):
+                consumers.setdefault(blob, []).append((layer, i))
+        layers = []
+        for layer in self.layers:
+            layers.append(layer)
+            for blob in layer[3]:
+                users = consumers.get(blob, [])
+                if len(users) > 1:  # ncnn: one consumer per blob, the rest through Split
+                    outs = ["%s_s%d" % (blob, k) for k in range(len(users))]
+                    for (user, i), out in zip(users, outs):
+                        user[2][i] = out
+                    layers.append(["Split", "split_" + blob, [blob], outs, [], b""])
+        blobs = {b for layer in layers for b in layer[2] + layer[3]}
+        with open(param_path, "w") as f:
+            f.write("7767517\n%d %d\n" % (len(layers), len(blobs)))
+            for kind, name, ins, outs, params, _ in layers:
+                f.write(" ".join([kind, name, str(len(ins)), str(len(outs))] + ins + outs
+                                 + params) + "\n")
+        with open(bin_path, "wb") as f:
+            for layer in layers:
+                f.write(layer[5])
+
+
+def f32(array):
+    return np.ascontiguousarray(array, dtype=np.float32).tobytes()
+
+
+def conv_weights(weight, bias):
+    """A Convolution's or InnerProduct's weights: a zero tag (raw float32), then the bias."""
+    return struct.pack("<I", 0) + f32(weight) + f32(bias)
+
+
+def to_ncnn(param_path, bin_path, out_param, out_bin):
+    """Writes the engine's PNNX model as an ncnn model of the same operators."""
+    ops = read_pnnx(param_path)
+    weights = zipfile.ZipFile(bin_path)
+
+    def attr(op_name, key, shape):
+        return np.frombuffer(weights.read("%s.%s" % (op_name, key)), np.float32).reshape(shape)
+
+    consumers = {}
+    for op in ops:
+        for blob in op[2]:
+            consumers.setdefault(blob, []).append(op)
+    rename = {}  # pnnx blob -> ncnn blob (the input and output get ncnn's usual names)
+    for kind, name, ins, outs, params, shapes in ops:
+        if kind == "pnnx.Input":
+            rename[outs[0]] = "in0"
+        if kind == "pnnx.Output":
+            rename[ins[0]] = "out0"
+    blob = lambda b: rename.get(b, b)  # noqa: E731
+    w = NcnnWriter()
+    fused = set()
+    for kind, name, ins, outs, params, shapes in ops:
+        src, dst = [blob(b) for b in ins], [blob(b) for b in outs]
+        if name in fused or kind == "pnnx.Output":
+            continue
+        if kind == "pnnx.Input":
+            n, c, h, wd = shapes[outs[0]]
+            w.add("Input", "in0", [], dst, ["0=%d" % wd, "1=%d" % h, "2=%d" % c])
+        elif kind == "nn.Conv2d":
+            if params["groups"] != "1" or params["padding_mode"] != "zeros":
+                sys.exit("ncnn_models: %s: only plain convolutions are converted" % name)
+            kh, kw = ints(params["kernel_size"])
+            weight = attr(name, "weight", (int(params["out_channels"]), -1))
+            bias = (attr(name, "bias", (-1,)) if params["bias"] == "True"
+                    else np.zeros(weight.shape[0], np.float32))
+            extra = []
+            after = consumers.get(outs[0], [])
+            if len(after) == 1 and after[0][0] == "nn.ReLU":  # fused, as pnnx's ncnn writer does
+                fused.add(after[0][1])
+                dst = [blob(after[0][3][0])]
+                extra = ["9=1"]
+            (dh, dw), (sh, sw), (ph, pw) = (ints(params[k]) for k in ("dilation", "stride",
+                                                                      "padding"))
+            w.add("Convolution", name, src, dst,
+                  ["0=%d" % weight.shape[0], "1=%d" % kw, "11=%d" % kh, "2=%d" % dw, "12=%d" % dh,
+                   "3=%d" % sw, "13=%d" % sh, "4=%d" % pw, "14=%d" % ph, "5=1",
+                   "6=%d" % weight.size] + extra, conv_weights(weight, bias))
+        elif kind == "nn.ReLU":
+            w.add("ReLU", name, src, dst)
+        elif kind == "nn.SiLU":
+            w.add("Swish", name, src, dst)
+        elif kind == "nn.MaxPool2d":
+            if params["ceil_mode"] != "False" or ints(params["dilation"]) != [1, 1]:
+                sys.exit("ncnn_models: %s: only floor-mode, undilated max pooling" % name)
+            (kh, kw), (sh, sw), (ph, pw) = (ints(params[k]) for k in ("kernel_size", "stride",
+                                                                      "padding"))
+            w.add("Pooling", name, src, dst,
+                  ["0=0", "1=%d" % kw, "11=%d" % kh, "2=%d" % sw, "12=%d" % sh, "3=%d" % pw,
+                   "13=%d" % ph, "14=%d" % pw, "15=%d" % ph, "5=1"])
+        elif kind == "nn.AdaptiveAvgPool2d" and ints(params["output_size"]) == [1, 1]:
+            w.add("Pooling", name, src, dst, ["0=1", "4=1"])
+        elif kind == "torch.flatten":
+            w.add("Flatten", name, src, dst)
+        elif kind == "nn.Linear":
+            weight = attr(name, "weight", (int(params["out_features"]), -1))
+            w.add("InnerProduct", name, src, dst,
+                  ["0=%d" % weight.shape[0], "1=1", "2=%d" % weight.size],
+                  conv_weights(weight, attr(name, "bias", (-1,))))
+        elif kind == "pnnx.Expression" and params["expr"] == "add(@0,@1)":
+            w.add("BinaryOp", name, src, dst, ["0=0"])
+        elif kind == "torch.cat":
+            dim = int(params["dim"])
+            rank = len(shapes[ins[0]])
+            w.add("Concat", name, src, dst, ["0=%d" % ((dim % rank) - 1)])  # ncnn has no batch
+        elif (kind == "nn.Upsample" and params["mode"] == "nearest"
+              and params["size"] == "None"):
+            sh, sw = (float(v) for v in params["scale_factor"].strip("()").split(","))
+            w.add("Interp", name, src, dst, ["0=1", "1=%e" % sh, "2=%e" % sw])
+        elif kind == "models.yolo.Detect":
+            add_detect(w, name, src, dst[0], params, [shapes[b] for b in ins], attr)
+        else:
+            sys.exit("ncnn_models: operator %s (%s) has no ncnn form here" % (kind, name))
+    w.write(out_param, out_bin)
+
+
+def add_detect(w, name, src, dst, params, shapes, attr):
+    """models/yolov5s.py's Detect.forward in ncnn layers, level by level, the same arithmetic
+    in the same order: xy = (2 sigmoid(p) - 0.5 + grid) * stride, wh = (2 sigmoid(p))^2 * anchor."""
+    na, no = int(params["na"]), int(params["nc"]) + 5
+    anchors = attr(name, "anchors", (len(src), na, 2))
+    strides = attr(name, "strides", (-1,))
+    levels = []
+    for i, (x, shape) in enumerate(zip(src, shapes)):
+        ny, nx = shape[2], shape[3]
+        cells = ny * nx
+        p = "%s_%d" % (name, i)
+        weight = attr(name, "m.%d.weight" % i, (na * no, -1))
+        w.add("Convolution", p + "_conv", [x], [p + "_p"],
+              ["0=%d" % (na * no), "1=1", "5=1", "6=%d" % weight.size],
+              conv_weights(weight, attr(name, "m.%d.bias" % i, (-1,))))
+        # (na*no, ny, nx) -> (na, no, ny*nx) -> (na, ny*nx, no): view and permute.
+        w.add("Reshape", p + "_view", [p + "_p"], [p + "_v"],
+              ["0=%d" % cells, "1=%d" % no, "2=%d" % na])
+        w.add("Permute", p + "_permute", [p + "_v"], [p + "_t"], ["0=1"])
+        w.add("Sigmoid", p + "_sigmoid", [p + "_t"], [p + "_y"])
+        w.add("Slice", p + "_slice", [p + "_y"], [p + "_xy", p + "_wh", p + "_rest"],
+              ["-23300=3,2,2,-233", "1=2"])
+        gy, gx = np.meshgrid(np.arange(ny), np.arange(nx), indexing="ij")
+        grid = np.broadcast_to(np.stack([gx, gy], -1).reshape(1, cells, 2), (na, cells, 2))
+        anchor = np.broadcast_to(anchors[i].reshape(na, 1, 2), (na, cells, 2))
+        memory = ["0=2", "1=%d" % cells, "2=%d" % na]  # full shape: no broadcasting rule needed
+        w.add("MemoryData", p + "_grid", [], [p + "_grid"], memory, f32(grid))
+        w.add("MemoryData", p + "_anchor", [], [p + "_anchor"], memory, f32(anchor))
+        w.add("BinaryOp", p + "_xy2", [p + "_xy"], [p + "_xy2"], ["0=2", "1=1", "2=2.0"])
+        w.add("BinaryOp", p + "_xyh", [p + "_xy2"], [p + "_xyh"], ["0=1", "1=1", "2=0.5"])
+        w.add("BinaryOp", p + "_xyg", [p + "_xyh", p + "_grid"], [p + "_xyg"], ["0=0"])
+        w.add("BinaryOp", p + "_xys", [p + "_xyg"], [p + "_xys"],
+              ["0=2", "1=1", "2=%e" % strides[i]])
+        w.add("BinaryOp", p + "_wh2", [p + "_wh"], [p + "_wh2"], ["0=2", "1=1", "2=2.0"])
+        w.add("UnaryOp", p + "_whsq", [p + "_wh2"], [p + "_whsq"], ["0=4"])
+        w.add("BinaryOp", p + "_wha", [p + "_whsq", p + "_anchor"], [p + "_wha"], ["0=2"])
+        w.add("Concat", p + "_cat", [p + "_xys", p + "_wha", p + "_rest"], [p + "_row"], ["0=2"])
+        w.add("Reshape", p + "_rows", [p + "_row"], [p + "_out"],
+              ["0=%d" % no, "1=%d" % (na * cells)])
+        levels.append(p + "_out")
+    w.add("Concat", name + "_cat", levels, [dst], ["0=0"])
 
 
 def convert(pnnx, name, workdir, out):
@@ -90,7 +296,8 @@ def check(bench, name, out, models_dir, workdir):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--ncnn", required=True, help="ncnn install prefix (include/ncnn, lib)")
-    ap.add_argument("--pnnx", required=True, help="the pnnx executable")
+    ap.add_argument("--pnnx", help="Tencent's pnnx executable (default: convert the engine's "
+                                   "own PNNX files)")
     ap.add_argument("--models", default="resnet18,yolov5s")
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "ncnn"))
     ap.add_argument("--models-dir", default=os.environ.get(
@@ -103,7 +310,14 @@ def main():
     failed = []
     for name in args.models.split(","):
         workdir = os.path.join(args.out, "pnnx_" + name)
-        convert(args.pnnx, name, workdir, args.out)
+        os.makedirs(workdir, exist_ok=True)
+        if args.pnnx:
+            convert(args.pnnx, name, workdir, args.out)
+        else:
+            prefix = os.path.join(args.models_dir, name, name)
+            to_ncnn(prefix + ".pnnx.param", prefix + ".pnnx.bin",
+                    os.path.join(args.out, name + ".ncnn.param"),
+                    os.path.join(args.out, name + ".ncnn.bin"))
         diff, bound = check(bench, name, args.out, args.models_dir, workdir)
         if diff is None or diff > bound:
             failed.append(name)
