@@ -22,7 +22,7 @@ that load it alternates, --rounds times and in a rotating order:
   $KUIPER_NCNN_BENCH).
 Every runner is a process of its own, started under `/usr/bin/time -f %M`,
 which gives its peak resident memory (for torch that includes the Python
-interpreter and PyTorch itself, about 300 MB before any model).
+interpreter and PyTorch itself, for ORT Node.js).
 
 It prints, under the CPU line of tools/bench_vs_torch.py, one row per model,
 load and runner: median and p90 ms per image (each the median over the rounds

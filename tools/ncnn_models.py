@@ -25,8 +25,7 @@ model is kept only if the largest difference is within
 its files are removed, so the benchmarks skip it, and the script fails.
 
 ncnn and pnnx are never build or test dependencies of the project; build
-them outside the repository. ncnn, CPU only, static (about 6 minutes on 2
-idle cores):
+them outside the repository. ncnn, CPU only, static:
 
     cmake -S ncnn -B ncnn-build -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=ncnn-install \\
         -DNCNN_VULKAN=OFF -DNCNN_BUILD_TOOLS=OFF -DNCNN_BUILD_EXAMPLES=OFF \\
@@ -43,6 +42,11 @@ build against Debian's), then
     cmake -S ncnn/tools/pnnx -B pnnx-build -DCMAKE_BUILD_TYPE=Release \\
         -DTorch_DIR=/usr/lib/x86_64-linux-gnu/cmake/Torch -DPNNX_TNN2PNNX=OFF
     cmake --build pnnx-build -j2 --target pnnx           # pnnx-build/src/pnnx
+
+The --pnnx route follows pnnx's command line (main.cpp: inputshape, fp16,
+device; it writes <name>.ncnn.param beside <name>.pt) but has not been run
+yet: pnnx has not been built with its ncnn writer here. The route without it
+is the one the benchmarks have used.
 """
 import argparse
 import os
