@@ -2,8 +2,8 @@
 """Times the engine against PyTorch and ONNX Runtime on the same seeded models, in one run.
 
     /usr/bin/python3 tools/bench_vs_torch.py [--threads 2] [--runs 10] [--warmup 2]
-        [--rounds 3] [--batches 1,4] [--models resnet18,yolov5s] [--peers torch,ort]
-        [--kuiper build/solutions/bin/kuiper] [--no-fold-bn]
+        [--rounds 3] [--batches 1,4] [--models resnet18,yolov5s] [--peers torch,ort,ncnn]
+        [--kuiper build/solutions/bin/kuiper] [--no-fold-bn] [--ncnn-bench PATH]
 
 For each model (ResNet18 at 224, YOLOv5s at 640) and batch size it runs
 `kuiper bench MODEL --batch N --threads T` (parsing its "per image: median ..."
@@ -18,6 +18,15 @@ and the engine / peer ratios, under a line that says when and on which CPU
   installs the package into build/ort (`npm install --ignore-scripts`; its
   install script would fetch GPU files) and exports the models there. Neither
   is a build or test dependency of the project.
+- ncnn: Tencent's ncnn (CPU, fp32: fp16 and bf16 storage and arithmetic off,
+  T threads) on the same model, converted by tools/ncnn_models.py (by the
+  real pnnx, or from the engine's own PNNX files operator for operator) and
+  checked against PyTorch there, run by tools/ncnn_bench.cpp. The runner and
+  the models <name>.ncnn.{param,bin} sit in one folder: --ncnn-bench PATH,
+  else $KUIPER_NCNN_BENCH, else build/ncnn/ncnn_bench. tools/ncnn_models.py
+  says how to build ncnn and writes that folder. Without them ncnn is
+  skipped, with a message. ncnn has no batch axis: at batch N it runs N
+  images one after the other.
 All sides take turns, --rounds times: on a shared machine the speed of the
 cores drifts by 10-20% over minutes, and each round's ratios compare runs made
 close together. The table gives the medians over the rounds.
@@ -45,6 +54,7 @@ from pnnx_export import trace  # noqa: E402
 
 MEDIAN_LINE = re.compile(r"per image: median ([0-9.]+) ms, p90 ([0-9.]+) ms")
 ORT_DIR = os.path.join(ROOT, "build", "ort")
+NCNN_BENCH = os.path.join(ROOT, "build", "ncnn", "ncnn_bench")
 
 
 def machine_line(start):
@@ -113,6 +123,32 @@ def ort_ms(onnx_path, shape, threads, warmup, runs):
                        cwd=ORT_DIR)
 
 
+def ncnn_files(name, bench=None):
+    """(runner, .param, .bin) for model `name`, or None (said on stderr) when one is missing."""
+    bench = bench or os.environ.get("KUIPER_NCNN_BENCH") or NCNN_BENCH
+    folder = os.path.dirname(os.path.abspath(bench))
+    files = (bench, os.path.join(folder, name + ".ncnn.param"),
+             os.path.join(folder, name + ".ncnn.bin"))
+    missing = [f for f in files if not os.path.exists(f)]
+    if missing:
+        print("skipping ncnn for %s: %s missing (tools/ncnn_models.py builds the runner and "
+              "converts the models)" % (name, ", ".join(missing)), file=sys.stderr, flush=True)
+        return None
+    return files
+
+
+def ncnn_command(files, shape, threads, warmup, runs):
+    """tools/ncnn_bench.cpp's command line: one image of shape[1:] at a time, shape[0] per run."""
+    bench, param, weights = files
+    return [bench, param, weights, ",".join(map(str, shape[1:])), str(threads), str(warmup),
+            str(runs), "--batch", str(shape[0])]
+
+
+def ncnn_ms(files, shape, threads, warmup, runs):
+    """(median, p90) ms per image from tools/ncnn_bench.cpp."""
+    return median_line(ncnn_command(files, shape, threads, warmup, runs))
+
+
 def fold_batchnorm(model, example):
     """The model as an fx graph with every Conv2d -> BatchNorm2d pair made one
     Conv2d, as the exporter folds them for the engine."""
@@ -162,14 +198,17 @@ def main():
     ap.add_argument("--rounds", type=int, default=3, help="turns each side takes")
     ap.add_argument("--batches", default="1,4")
     ap.add_argument("--models", default="resnet18,yolov5s")
-    ap.add_argument("--peers", default="torch,ort", help="torch, ort or both")
+    ap.add_argument("--peers", default="torch,ort,ncnn", help="any of torch, ort, ncnn")
+    ap.add_argument("--ncnn-bench", default=None,
+                    help="ncnn runner, its models beside it (default $KUIPER_NCNN_BENCH or "
+                         "build/ncnn/ncnn_bench)")
     ap.add_argument("--no-fold-bn", action="store_true",
                     help="time PyTorch's module as written, BatchNorm not folded")
     args = ap.parse_args()
     start = time.gmtime()
     peers = args.peers.split(",")
-    if not peers or set(peers) - {"torch", "ort"}:
-        sys.exit("bench_vs_torch: --peers takes torch, ort or torch,ort")
+    if not peers or set(peers) - {"torch", "ort", "ncnn"}:
+        sys.exit("bench_vs_torch: --peers takes any of torch, ort, ncnn")
     if "ort" in peers:
         ort_setup()
     if not os.access(args.kuiper, os.X_OK):
@@ -183,6 +222,7 @@ def main():
         spec = MODELS[name]
         model = spec.build()  # the same seeded weights make_models.py exports
         onnx_path = ort_model(name, model, spec.input_shape) if "ort" in peers else None
+        ncnn = ncnn_files(name, args.ncnn_bench) if "ncnn" in peers else None
         if "torch" in peers and not args.no_fold_bn:
             model = fold_batchnorm(model, torch.rand(*spec.input_shape))
         for batch in batches:
@@ -195,16 +235,19 @@ def main():
                     times["ort"] = ort_ms(onnx_path, shape, args.threads, args.warmup, args.runs)
                 if "torch" in peers:
                     times["torch"] = torch_ms(model, shape, args.warmup, args.runs)
+                if ncnn:
+                    times["ncnn"] = ncnn_ms(ncnn, shape, args.threads, args.warmup, args.runs)
                 rounds.append(times)
             rows.append((name, "x".join(map(str, shape[1:])), batch, rounds))
             print("measured %s batch %d: %s" % (name, batch, "; ".join(
                 "kuiper/%s %s" % (peer, " ".join("%.2f" % (r["kuiper"][0] / r[peer][0])
-                                                 for r in rounds)) for peer in peers)),
+                                                 for r in rounds))
+                for peer in peers if peer in rounds[0])),
                   file=sys.stderr, flush=True)
 
     sides = ["kuiper"] + peers
     print(machine_line(start))
-    label = {"kuiper": "kuiper", "ort": "ORT", "torch": "PyTorch"}
+    label = {"kuiper": "kuiper", "ort": "ORT", "torch": "PyTorch", "ncnn": "ncnn"}
     print("threads %d, %d rounds of %d warm-up + %d timed runs each; ms per image (median / p90,"
           " medians over the rounds); PyTorch %s"
           % (args.threads, args.rounds, args.warmup, args.runs,
@@ -215,10 +258,16 @@ def main():
     for name, size, batch, rounds in rows:
         line = "%-9s %-10s %5d" % (name, size, batch)
         for side in sides:
+            if side not in rounds[0]:  # ncnn without this model
+                line += "  %17s" % "n/a"
+                continue
             med = statistics.median(r[side][0] for r in rounds)
             p90 = statistics.median(r[side][1] for r in rounds)
             line += "  %8.2f / %6.2f" % (med, p90)
         for peer in peers:
+            if peer not in rounds[0]:
+                line += "  %-22s" % "n/a"
+                continue
             ratios = [r["kuiper"][0] / r[peer][0] for r in rounds]
             line += "  %5.2fx (%s)" % (statistics.median(ratios),
                                        " ".join("%.2f" % x for x in ratios))
