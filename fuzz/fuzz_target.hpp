@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "kuiper/error.hpp"
+#include "kuiper/parallel.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
@@ -18,6 +19,10 @@ namespace kuiper::fuzz {
 // fuzzed model may declare stays far below libFuzzer's -rss_limit_mb=2048, so
 // a model the limit lets through and that still exhausts memory is a finding.
 inline constexpr uint64_t kMemoryLimit = uint64_t{64} << 20;
+
+// One thread: libFuzzer runs the target on one, and a finding must replay the
+// same way (scripts/fuzz.sh also keeps a lab's OpenMP loops to one).
+inline const bool kOneThread = (SetMaxThreads(1), true);
 
 // Runs `read` on the input as text (the readers take bytes as a string_view).
 template <typename Read>
