@@ -25,7 +25,7 @@ and feed path, so both report the same pass count.
         --table build/solutions/onnx_node_tests_cli.md
 
 A test counts as "of the supported operator set" when every node's type is a
-key of the importer's converter table (onnx/src/converter.cpp, Converter::Table),
+type registered with a lowering (onnx/src/lower_*.cpp, KUIPER_ONNX_LOWERING),
 the same rule the in-tree test uses. The script prints both counts: over that
 set and over all tests.
 """
@@ -50,8 +50,19 @@ NPY_DTYPES = {np.float32, np.float64, np.int8, np.int16, np.int32, np.int64, np.
 
 
 def supported_operators():
-    source = open(os.path.join(HERE, "..", "onnx", "src", "converter.cpp")).read()
-    return set(re.findall(r'\{"(\w+)", &Converter::\w+\}', source))
+    """The op types of every KUIPER_ONNX_LOWERING(function, "constraints", "Type", ...)
+    registration in onnx/src/lower_*.cpp."""
+    types = set()
+    src = os.path.join(HERE, "..", "onnx", "src")
+    for name in sorted(os.listdir(src)):
+        if not (name.startswith("lower_") and name.endswith(".cpp")):
+            continue
+        source = open(os.path.join(src, name)).read()
+        for args in re.findall(r"^KUIPER_ONNX_LOWERING\((.*?)\);$", source, re.S | re.M):
+            # Adjacent literals are one string: the constraints may be wrapped.
+            literals = re.sub(r'"\s*"', "", args)
+            types.update(re.findall(r'"([^"]*)"', literals)[1:])
+    return types
 
 
 def read_tensor(path):

@@ -9,7 +9,7 @@
 #include <numeric>
 #include <optional>
 
-#include "converter.hpp"
+#include "context.hpp"
 #include "kuiper/memory_limit.hpp"
 
 namespace kuiper::onnx_import {
@@ -140,7 +140,7 @@ std::vector<T> Gather(const std::vector<std::vector<T>>& inputs,
 // `x.chunk(2, dim=1)` as Shape -> Gather -> Add -> Div -> Mul -> Slice bounds,
 // and `t.expand(1, 3, ny, nx, 2)` as ConstantOfShape -> Mul -> Equal -> Where
 // -> Expand (the -1 entries of a target shape). Returns whether `node` was folded.
-bool Converter::FoldShapeArithmetic(const onnx::NodeProto& node) {
+bool Context::FoldShapeArithmetic(const onnx::NodeProto& node) {
   const std::string& type = node.op_type();
   if (node.output_size() != 1 || node.input_size() < 1) return false;
   const auto is_int = [&](const std::string& value) {
@@ -269,7 +269,7 @@ bool Converter::FoldShapeArithmetic(const onnx::NodeProto& node) {
 // torch.onnx.export leaves for `grid - 0.5` when the grid is computed from
 // shapes (a later Ultralytics Detect head). Folded, the value is a constant,
 // not a computed value without the batch dimension. Returns whether `node` was folded.
-bool Converter::FoldFloatArithmetic(const onnx::NodeProto& node) {
+bool Context::FoldFloatArithmetic(const onnx::NodeProto& node) {
   static const std::set<std::string> arithmetic = {"Add", "Sub", "Mul", "Div"};
   if (!arithmetic.count(node.op_type()) || node.input_size() != 2 || node.output_size() != 1) {
     return false;
@@ -317,7 +317,7 @@ bool Converter::FoldFloatArithmetic(const onnx::NodeProto& node) {
   return true;
 }
 
-void Converter::FoldConstants() {
+void Context::FoldConstants() {
   static const std::set<std::string> foldable = {"Cast", "Concat", "Expand", "Reshape",
                                                  "Unsqueeze"};
   uint64_t folded_bytes = 0;  // of the nodes folded so far, for the memory limit

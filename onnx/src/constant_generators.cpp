@@ -10,7 +10,7 @@
 #include <functional>
 #include <limits>
 
-#include "converter.hpp"
+#include "context.hpp"
 #include "kuiper/memory_limit.hpp"
 
 namespace kuiper::onnx_import {
@@ -51,7 +51,7 @@ GeneratorNumber GeneratorScalar(const onnx::TensorProto& tensor, const std::stri
 
 }  // namespace
 
-bool Converter::FoldGenerator(const onnx::NodeProto& node) {
+bool Context::FoldGenerator(const onnx::NodeProto& node) {
   if (!node.domain().empty() && node.domain() != "ai.onnx") return false;
   const std::string& type = node.op_type();
   if ((type != "Range" && type != "ConstantOfShape") || node.output_size() != 1) return false;
@@ -157,30 +157,6 @@ bool Converter::FoldGenerator(const onnx::NodeProto& node) {
   elem_types_[node.output(0)] = kept.data_type();
   absorbed_.insert(&node);
   return true;
-}
-
-}  // namespace kuiper::onnx_import
-
-namespace kuiper::onnx_import {
-
-// Range or ConstantOfShape that FoldGenerator could not fold: an input is
-// computed at run time. Its output's shape would depend on it.
-void Converter::ConvertGenerator(const onnx::NodeProto& node) {
-  for (int k = 0; k < node.input_size(); ++k) {
-    if (!HasInput(node, k) || Constant(node.input(k))) continue;
-    RequireConstant(node, k);  // a graph input: bound from its value, or named
-  }
-  Fail(node,
-       "is folded at load time only, from constant inputs: the values of its inputs "
-       "decide its output's shape, which the engine fixes when it builds the graph");
-}
-
-// Shape that FoldShapeArithmetic could not fold: its input's shape is known
-// only at run time (a symbolic batch, docs/onnx.md §2).
-void Converter::ConvertShape(const onnx::NodeProto& node) {
-  Fail(node, fmt::format("the shape of '{}' is known only at run time (a symbolic batch); the "
-                         "engine folds Shape at load time",
-                         node.input(0)));
 }
 
 }  // namespace kuiper::onnx_import

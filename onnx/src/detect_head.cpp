@@ -21,7 +21,7 @@
 
 #include <algorithm>
 
-#include "converter.hpp"
+#include "context.hpp"
 
 namespace kuiper::onnx_import {
 namespace {
@@ -34,7 +34,7 @@ Shape PadTo(Shape shape, size_t rank) {
 
 }  // namespace
 
-void Converter::FindDetectHeads() {
+void Context::FindDetectHeads() {
   for (const onnx::NodeProto& node : model_.graph().node()) {
     for (const std::string& input : node.input()) readers_[input].push_back(&node);
   }
@@ -59,8 +59,8 @@ void Converter::FindDetectHeads() {
   }
 }
 
-Converter::DetectHead Converter::MatchDetectHead(const onnx::NodeProto& reshape,
-                                                 std::vector<const onnx::NodeProto*>& nodes) {
+Context::DetectHead Context::MatchDetectHead(const onnx::NodeProto& reshape,
+                                             std::vector<const onnx::NodeProto*>& nodes) {
   const auto fail = [&](const onnx::NodeProto& node, const std::string& why) {
     Fail(node, fmt::format("{} (not the YOLOv5 Detect head that '{}' would start)", why,
                            NodeName(reshape)));
@@ -213,7 +213,7 @@ Converter::DetectHead Converter::MatchDetectHead(const onnx::NodeProto& reshape,
   return head;
 }
 
-void Converter::EmitDetectHead(const onnx::NodeProto& last, const DetectHead& head) {
+void Context::EmitDetectHead(const onnx::NodeProto& last, const DetectHead& head) {
   const onnx::NodeProto& conv = *head.conv;
   const int input = Input(conv, 0);
   pnnx::Operator& op = Emit("models.yolo.Detect", NodeName(conv), {input}, Output(last));

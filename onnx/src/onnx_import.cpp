@@ -15,15 +15,24 @@
 #include <numeric>
 #include <set>
 
-#include "converter.hpp"
+#include "context.hpp"
 #include "kuiper/memory_limit.hpp"
+#include "lowering_registry.hpp"
 
 namespace kuiper {
 
 std::vector<std::string> SupportedOnnxOperators() {
   std::vector<std::string> types;
-  for (const auto& [type, converter] : onnx_import::Converter::Table()) types.push_back(type);
+  for (const auto& [type, entry] : onnx_import::Lowerings()) types.push_back(type);
   return types;  // std::map keeps them sorted
+}
+
+std::vector<OnnxOperatorInfo> OnnxOperators() {
+  std::vector<OnnxOperatorInfo> operators;
+  for (const auto& [type, entry] : onnx_import::Lowerings()) {
+    operators.push_back({type, entry.constraints});
+  }
+  return operators;
 }
 
 namespace {
@@ -252,7 +261,7 @@ pnnx::Graph ConvertOnnx(const onnx::ModelProto& model, const OnnxImportOptions& 
   pnnx::Graph graph;
   while (true) {
     try {
-      graph = onnx_import::Converter(specialised, options).Run();
+      graph = onnx_import::Context(specialised, options).Run();
       break;
     } catch (const onnx_import::NeedsConstantError& e) {
       if (!bind(e.value())) throw;

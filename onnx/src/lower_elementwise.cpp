@@ -9,6 +9,8 @@
 // semantics differ from float arithmetic (Div truncates, Mod takes the
 // divisor's sign, Cast to an integer truncates and wraps), the expression
 // says so, chosen from the elem types shape inference gives every value.
+// Add, Sub, Mul, Pow and the unary functions of unary_ops.def are expressions
+// too; Identity and Dropout (at inference) are copies.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -17,10 +19,9 @@
 #include <limits>
 #include <map>
 
-#include "converter.hpp"
+#include "lowering_registry.hpp"
 
 namespace kuiper::onnx_import {
-
 namespace {
 
 bool ElemIsUnsigned(int type) {
@@ -99,31 +100,22 @@ const std::map<std::string, std::string>& ElemBinaryCalls() {
   return calls;
 }
 
-}  // namespace
-
-int Converter::ElemType(const std::string& value) const {
-  const auto it = elem_types_.find(value);
-  return it == elem_types_.end() || it->second == onnx::TensorProto::UNDEFINED
-             ? static_cast<int>(onnx::TensorProto::FLOAT)
-             : it->second;
-}
-
-std::string Converter::ElementwiseExpression(const onnx::NodeProto& node) const {
+std::string ElementwiseExpression(Context& ctx, const onnx::NodeProto& node) {
   const std::string& type = node.op_type();
   const int n = node.input_size();
   const auto need_inputs = [&](int least, int most) {
     if (n < least || n > most) {
-      Fail(node, least == most ? fmt::format("needs {} input(s), has {}", least, n)
-                               : fmt::format("needs {} to {} inputs, has {}", least, most, n));
+      ctx.Fail(node, least == most ? fmt::format("needs {} input(s), has {}", least, n)
+                                   : fmt::format("needs {} to {} inputs, has {}", least, most, n));
     }
     for (int k = 0; k < least; ++k) {
-      if (node.input(k).empty()) Fail(node, fmt::format("input {} is missing", k));
+      if (node.input(k).empty()) ctx.Fail(node, fmt::format("input {} is missing", k));
     }
   };
   // A finite float attribute (NaN and infinities refused naming the node).
   const auto attr = [&](const std::string& name, float fallback) {
-    const float value = FloatAttributeChecked(node, name, fallback);
-    if (std::isinf(value)) Fail(node, fmt::format("attribute '{}' is infinite", name));
+    const float value = ctx.FloatAttributeChecked(node, name, fallback);
+    if (std::isinf(value)) ctx.Fail(node, fmt::format("attribute '{}' is infinite", name));
     return value;
   };
   if (const auto it = ElemUnaryCalls().find(type); it != ElemUnaryCalls().end()) {
@@ -137,7 +129,7 @@ std::string Converter::ElementwiseExpression(const onnx::NodeProto& node) const 
   if (type == "Div") {
     need_inputs(2, 2);
     // Integer division truncates toward zero (C's /, ONNX Runtime's kernels).
-    return ElemIsInteger(ElemType(node.output(0))) ? "trunc(div(@0,@1))" : "div(@0,@1)";
+    return ElemIsInteger(ctx.ElemType(node.output(0))) ? "trunc(div(@0,@1))" : "div(@0,@1)";
   }
   if (type == "Where") {
     need_inputs(3, 3);
@@ -148,7 +140,7 @@ std::string Converter::ElementwiseExpression(const onnx::NodeProto& node) const 
     const char* call = type == "Max" ? "max" : type == "Min" ? "min" : "add";
     std::string expr = "@0";
     for (int k = 1; k < n; ++k) {
-      if (node.input(k).empty()) Fail(node, fmt::format("input {} is missing", k));
+      if (node.input(k).empty()) ctx.Fail(node, fmt::format("input {} is missing", k));
       expr = fmt::format("{}({},@{})", call, expr, k);
     }
     if (type == "Mean" && n > 1) expr = fmt::format("div({},{})", expr, n);
@@ -157,16 +149,17 @@ std::string Converter::ElementwiseExpression(const onnx::NodeProto& node) const 
   if (type == "Mod") {
     need_inputs(2, 2);
     const bool fmod = AttributeInt(node, "fmod", 0) != 0;
-    if (!fmod && !ElemIsInteger(ElemType(node.input(0)))) {
-      Fail(node, "fmod=0 is defined for integer inputs only; a floating-point Mod needs fmod=1");
+    if (!fmod && !ElemIsInteger(ctx.ElemType(node.input(0)))) {
+      ctx.Fail(node,
+               "fmod=0 is defined for integer inputs only; a floating-point Mod needs fmod=1");
     }
     // fmod=1: C's fmod (the dividend's sign); fmod=0: Python's % (the divisor's).
     return fmod ? "fmod(@0,@1)" : "remainder(@0,@1)";
   }
   if (type == "BitShift") {
     need_inputs(2, 2);
-    const int elem = ElemType(node.input(0));
-    if (!ElemIsUnsigned(elem)) Fail(node, "needs unsigned integer inputs");
+    const int elem = ctx.ElemType(node.input(0));
+    if (!ElemIsUnsigned(elem)) ctx.Fail(node, "needs unsigned integer inputs");
     const std::string direction = AttributeString(node, "direction", "");
     // x << y wraps modulo 2^bits; x >> y drops the low bits. Both are exact
     // in float32 for every value float32 holds exactly (powers of two).
@@ -175,7 +168,7 @@ std::string Converter::ElementwiseExpression(const onnx::NodeProto& node) const 
                          ElemNumber(std::ldexp(1.0, ElemBits(elem))));
     }
     if (direction == "RIGHT") return "floor(div(@0,pow(2,@1)))";
-    Fail(node, fmt::format("direction must be LEFT or RIGHT, is '{}'", direction));
+    ctx.Fail(node, fmt::format("direction must be LEFT or RIGHT, is '{}'", direction));
   }
   if (type == "IsInf") {
     need_inputs(1, 1);
@@ -205,7 +198,7 @@ std::string Converter::ElementwiseExpression(const onnx::NodeProto& node) const 
   if (type == "Celu") {
     need_inputs(1, 1);
     const float alpha = attr("alpha", 1.f);
-    if (alpha == 0) Fail(node, "alpha must not be 0");
+    if (alpha == 0) ctx.Fail(node, "alpha must not be 0");
     // max(0, x) + min(0, alpha * (exp(x / alpha) - 1))
     return fmt::format("add(max(@0,0),min(mul(sub(exp(div(@0,{0})),1),{0}),0))", ElemNumber(alpha));
   }
@@ -225,14 +218,14 @@ std::string Converter::ElementwiseExpression(const onnx::NodeProto& node) const 
   }
   if (type == "Cast" || type == "CastLike") {
     need_inputs(type == "Cast" ? 1 : 2, type == "Cast" ? 1 : 2);
-    const int from = ElemType(node.input(0));
+    const int from = ctx.ElemType(node.input(0));
     int to = 0;
     if (type == "Cast") {
       const onnx::AttributeProto* a = FindAttribute(node, "to");
-      if (!a) Fail(node, "attribute 'to' is missing");
+      if (!a) ctx.Fail(node, "attribute 'to' is missing");
       to = static_cast<int>(a->i());
     } else {
-      to = ElemType(node.input(1));
+      to = ctx.ElemType(node.input(1));
     }
     for (const int t : {from, to}) {
       if (!ElemIsNumeric(t)) {
@@ -240,9 +233,9 @@ std::string Converter::ElementwiseExpression(const onnx::NodeProto& node) const 
             onnx::TensorProto::DataType_IsValid(t)
                 ? onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(t))
                 : std::to_string(t);
-        Fail(node, fmt::format("Cast {} ONNX type {} is not supported: the engine holds float, "
-                               "double, integer and bool values only, as float32",
-                               t == from ? "from" : "to", name));
+        ctx.Fail(node, fmt::format("Cast {} ONNX type {} is not supported: the engine holds float, "
+                                   "double, integer and bool values only, as float32",
+                                   t == from ? "from" : "to", name));
       }
     }
     if (to == onnx::TensorProto::FLOAT || to == onnx::TensorProto::DOUBLE) return "@0";
@@ -264,23 +257,24 @@ std::string Converter::ElementwiseExpression(const onnx::NodeProto& node) const 
     }
     return expr;
   }
-  Fail(node, "is not an element-wise operator");
+  ctx.Fail(node, "is not an element-wise operator");
 }
 
-int Converter::ElementwiseOutput(const onnx::NodeProto& node, int output) {
+int ElementwiseOutput(Context& ctx, const onnx::NodeProto& node, int output) {
   const std::string& name = node.output(output);
-  const int elem = ElemType(name);
+  const int elem = ctx.ElemType(name);
   if (!ElemIsNumeric(elem)) {
-    Fail(node, fmt::format("output '{}' is of ONNX type {}; the engine holds float, double, "
-                           "integer and bool values only",
-                           name, elem));
+    ctx.Fail(node, fmt::format("output '{}' is of ONNX type {}; the engine holds float, double, "
+                               "integer and bool values only",
+                               name, elem));
   }
-  const int operand = NewOperand(name, EngineShape(ShapeOf(node, name)));
-  operand_of_[name] = operand;
+  const int operand = ctx.NewOperand(name, ctx.EngineShape(ctx.ShapeOf(node, name)));
+  ctx.Alias(name, operand);
   return operand;
 }
 
-void Converter::EmitElementwise(const onnx::NodeProto& node, const std::string& expr, int arity) {
+void EmitElementwise(Context& ctx, const onnx::NodeProto& node, const std::string& expr,
+                     int arity = -1) {
   // Every input is an operand of the expression, also one it does not read
   // (CastLike's `like`, Dropout's runtime ratio): the engine refuses a graph
   // input that no operator reads.
@@ -295,39 +289,40 @@ void Converter::EmitElementwise(const onnx::NodeProto& node, const std::string& 
   };
   // Items broadcast among themselves: in batch mode a computed operand must
   // have the output's rank, or NumPy would align its batch with another dim.
-  const size_t rank = ShapeOf(node, node.output(0)).size();
+  const size_t rank = ctx.ShapeOf(node, node.output(0)).size();
   for (int k = 0; k < arity; ++k) {
-    if (batch_mode_ && reads(k) && !Constant(node.input(k)) &&
-        ShapeOf(node, node.input(k)).size() != rank) {
-      FailBatch(node, "broadcasts a computed operand of lower rank over the batch dimension");
+    if (ctx.batch_mode() && reads(k) && !ctx.Constant(node.input(k)) &&
+        ctx.ShapeOf(node, node.input(k)).size() != rank) {
+      ctx.FailBatch(node, "broadcasts a computed operand of lower rank over the batch dimension");
     }
   }
   std::vector<int> inputs;
-  for (int k = 0; k < arity; ++k) inputs.push_back(Input(node, k));
-  pnnx::Operator& op = Emit("pnnx.Expression", NodeName(node), inputs, ElementwiseOutput(node, 0));
+  for (int k = 0; k < arity; ++k) inputs.push_back(ctx.Input(node, k));
+  pnnx::Operator& op =
+      ctx.Emit("pnnx.Expression", ctx.NodeName(node), inputs, ElementwiseOutput(ctx, node, 0));
   op.params["expr"] = StringParam(expr);
 }
 
-void Converter::ConvertElementwise(const onnx::NodeProto& node) {
+void LowerElementwise(Context& ctx, const onnx::NodeProto& node) {
   if (node.output_size() != 1) {
-    Fail(node, fmt::format("needs 1 output, has {}", node.output_size()));
+    ctx.Fail(node, fmt::format("needs 1 output, has {}", node.output_size()));
   }
-  EmitElementwise(node, ElementwiseExpression(node));
+  EmitElementwise(ctx, node, ElementwiseExpression(ctx, node));
 }
 
 // Dropout(x, ratio, training_mode) -> (y, mask). At inference (training_mode
 // absent or false, and before opset 12 always) y = x and the mask is all
 // true. Training with a ratio of 0 is the same; with any other ratio the
 // result is random, which an inference engine does not reproduce.
-void Converter::ConvertDropout(const onnx::NodeProto& node) {
+void LowerDropout(Context& ctx, const onnx::NodeProto& node) {
   if (node.input_size() < 1 || node.input_size() > 3 || node.output_size() < 1 ||
       node.output_size() > 2) {
-    Fail(node, fmt::format("needs 1 to 3 inputs and 1 or 2 outputs, has {} and {}",
-                           node.input_size(), node.output_size()));
+    ctx.Fail(node, fmt::format("needs 1 to 3 inputs and 1 or 2 outputs, has {} and {}",
+                               node.input_size(), node.output_size()));
   }
   bool training = false;
-  if (HasInput(node, 2)) {
-    const onnx::TensorProto& mode = RequireConstant(node, 2);
+  if (ctx.HasInput(node, 2)) {
+    const onnx::TensorProto& mode = ctx.RequireConstant(node, 2);
     // A bool tensor keeps one byte per value in raw_data, else int32_data.
     std::vector<int> values;
     if (mode.has_raw_data()) {
@@ -336,46 +331,107 @@ void Converter::ConvertDropout(const onnx::NodeProto& node) {
       values.assign(mode.int32_data().begin(), mode.int32_data().end());
     }
     if (mode.data_type() != onnx::TensorProto::BOOL || values.size() != 1) {
-      Fail(node, "training_mode must be one bool");
+      ctx.Fail(node, "training_mode must be one bool");
     }
     training = values[0] != 0;
   }
   if (training) {
     float ratio = 0.5f;
-    if (HasInput(node, 1)) {
-      const std::vector<float> r = OnnxTensorFloats(RequireConstant(node, 1));
-      if (r.size() != 1) Fail(node, "ratio must be a scalar");
+    if (ctx.HasInput(node, 1)) {
+      const std::vector<float> r = OnnxTensorFloats(ctx.RequireConstant(node, 1));
+      if (r.size() != 1) ctx.Fail(node, "ratio must be a scalar");
       ratio = r[0];
     }
     if (ratio != 0) {
-      Fail(node, fmt::format("training_mode=true with ratio {} drops random elements; the "
-                             "engine runs inference only",
-                             ratio));
+      ctx.Fail(node, fmt::format("training_mode=true with ratio {} drops random elements; the "
+                                 "engine runs inference only",
+                                 ratio));
     }
   }
   const std::string& out = node.output(0);
-  const bool graph_output =
-      std::any_of(model_.graph().output().begin(), model_.graph().output().end(),
-                  [&](const onnx::ValueInfoProto& info) { return info.name() == out; });
-  const int input = Input(node, 0);
+  const bool graph_output = ctx.IsGraphOutput(out);
+  const int input = ctx.Input(node, 0);
   // A ratio computed at run time (a graph input) is read by no one at
   // inference; the copy reads it, since the engine refuses an unread input.
-  const bool runtime_ratio = HasInput(node, 1) && !Constant(node.input(1));
+  const bool runtime_ratio = ctx.HasInput(node, 1) && !ctx.Constant(node.input(1));
   if (!out.empty() && runtime_ratio) {
-    EmitElementwise(node, "@0", /*arity=*/2);  // x and ratio; training_mode is a constant
+    EmitElementwise(ctx, node, "@0", /*arity=*/2);  // x and ratio; training_mode is a constant
   } else if (!out.empty()) {
     if (graph_output) {
-      Emit("pnnx.Expression", NodeName(node), {input}, ElementwiseOutput(node, 0)).params["expr"] =
-          StringParam("@0");
+      ctx.Emit("pnnx.Expression", ctx.NodeName(node), {input}, ElementwiseOutput(ctx, node, 0))
+          .params["expr"] = StringParam("@0");
     } else {
-      operand_of_[out] = input;  // the same values under a second name
+      ctx.Alias(out, input);  // the same values under a second name
     }
   }
-  if (node.output_size() == 2 && !node.output(1).empty() && IsUsed(node.output(1))) {
+  if (node.output_size() == 2 && !node.output(1).empty() && ctx.IsUsed(node.output(1))) {
     // or(x, 1) is 1 of x's shape whatever x holds (NaN included).
-    Emit("pnnx.Expression", NodeName(node) + "_mask", {input}, ElementwiseOutput(node, 1))
+    ctx.Emit("pnnx.Expression", ctx.NodeName(node) + "_mask", {input},
+             ElementwiseOutput(ctx, node, 1))
         .params["expr"] = StringParam("or(@0,1)");
   }
 }
+
+void LowerExpression(Context& ctx, const onnx::NodeProto& node) {
+  static const std::map<std::string, std::string> binary = {
+      {"Add", "add"}, {"Sub", "sub"}, {"Mul", "mul"}, {"Pow", "pow"}};  // Div: elementwise_ops.cpp
+  static const std::map<std::string, std::string> unary = {{"Sin", "sin"},   {"Neg", "neg"},
+                                                           {"Exp", "exp"},   {"Log", "log"},
+                                                           {"Sqrt", "sqrt"}, {"Abs", "abs"}};
+  const std::string& type = node.op_type();
+  const int arity = binary.count(type) ? 2 : 1;
+  if (node.input_size() != arity) {
+    ctx.Fail(node, fmt::format("needs {} input(s), has {}", arity, node.input_size()));
+  }
+  // Items broadcast among themselves: in batch mode a computed operand must
+  // have the output's rank, or NumPy would align its batch with another dim.
+  const size_t rank = ctx.ShapeOf(node, node.output(0)).size();
+  for (int k = 0; k < arity; ++k) {
+    if (ctx.batch_mode() && !ctx.Constant(node.input(k)) &&
+        ctx.ShapeOf(node, node.input(k)).size() != rank) {
+      ctx.FailBatch(node, "broadcasts a computed operand of lower rank over the batch dimension");
+    }
+  }
+  std::vector<int> inputs;
+  for (int k = 0; k < arity; ++k) inputs.push_back(ctx.Input(node, k));
+  std::string expr = "@0";
+  if (arity == 2) expr = fmt::format("{}(@0,@1)", binary.at(type));
+  if (unary.count(type)) expr = fmt::format("{}(@0)", unary.at(type));
+  pnnx::Operator& op = ctx.Emit("pnnx.Expression", ctx.NodeName(node), inputs, ctx.Output(node));
+  op.params["expr"] = StringParam(expr);
+}
+
+// Identity of a constant was folded (FoldConstants: torch.onnx.export dedups
+// equal initializers into Identity nodes, which then are weights, e.g. a Conv's
+// bias). Identity of a computed value is the same operand under a second name,
+// with no operator; only a graph output gets its own copy (pnnx.Output reads
+// an operand of its own).
+void LowerIdentity(Context& ctx, const onnx::NodeProto& node) {
+  if (node.input_size() != 1 || node.output_size() != 1) {
+    ctx.Fail(node, fmt::format("needs 1 input and 1 output, has {} and {}", node.input_size(),
+                               node.output_size()));
+  }
+  const bool graph_output = ctx.IsGraphOutput(node.output(0));
+  if (!graph_output) {
+    ctx.Alias(node.output(0), ctx.Input(node, 0));
+    return;
+  }
+  ctx.EmitUnary(node, "pnnx.Expression").params["expr"] = StringParam("@0");
+}
+
+}  // namespace
+
+KUIPER_ONNX_LOWERING(LowerElementwise,
+                     "any shapes that broadcast; numeric and bool types as float32", "Div", "Tanh",
+                     "Floor", "Ceil", "Round", "Sign", "Erf", "Cos", "Tan", "Sinh", "Cosh", "Asin",
+                     "Acos", "Atan", "Asinh", "Acosh", "Atanh", "Reciprocal", "Not", "IsNaN",
+                     "IsInf", "Softplus", "Softsign", "Mish", "Equal", "Less", "Greater",
+                     "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor", "Where", "Sum", "Mean",
+                     "Max", "Min", "Mod", "BitShift", "PRelu", "LeakyRelu", "ThresholdedRelu",
+                     "Elu", "Celu", "Selu", "Shrink", "Cast", "CastLike");
+KUIPER_ONNX_LOWERING(LowerExpression, "any shapes that broadcast", "Add", "Sub", "Mul", "Pow",
+                     "Sin", "Neg", "Exp", "Log", "Sqrt", "Abs");
+KUIPER_ONNX_LOWERING(LowerIdentity, "1 input, 1 output", "Identity");
+KUIPER_ONNX_LOWERING(LowerDropout, "inference, or training with ratio 0", "Dropout");
 
 }  // namespace kuiper::onnx_import

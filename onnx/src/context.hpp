@@ -1,6 +1,6 @@
-// The ONNX-to-PNNX converter shared by converter.cpp (graph walk, ordinary
-// nodes), lowering.cpp (MatMul and Upsample/Resize), constant_folding.cpp and
-// detect_head.cpp (the YOLOv5 Detect head). Not public API.
+// The conversion context of the ONNX importer: what every lowering
+// (lower_*.cpp) and every pass before them (constant folding, the Detect head)
+// shares. Not public API.
 #pragma once
 
 #include <fmt/format.h>
@@ -19,7 +19,7 @@ namespace kuiper::onnx_import {
 using Shape = std::vector<int64_t>;
 
 // A node that batch mode (leading dimension = engine batch) cannot express,
-// such as a transpose that moves dimension 0. The converter then retries with
+// such as a transpose that moves dimension 0. The context then retries with
 // the whole graph as one batch item, when every value fits in three dimensions.
 class BatchAxisError : public ConversionError {
  public:
@@ -75,15 +75,74 @@ std::vector<int64_t> OnnxTensorInts(const onnx::TensorProto& tensor);
 template <typename T>
 std::vector<T> TensorValues(const onnx::TensorProto& tensor);
 std::string ShapeText(const Shape& shape);
+inline std::vector<int> ToInts(const std::vector<int64_t>& values) {
+  return {values.begin(), values.end()};
+}
+// The product of dims [begin, end) of `shape`.
+int64_t Product(const Shape& shape, size_t begin, size_t end);
 
-class Converter {
+// The state of one model's conversion and the helpers every lowering uses:
+// the ONNX graph with its inferred shapes, elem types and constants, and the
+// engine graph being built. Lowerings (lower_*.cpp) are free functions over
+// it, found by op type in the registry (lowering_registry.hpp); the passes
+// before them (constant folding, the Detect head, SiLU) are its own members.
+class Context {
  public:
-  using NodeConverter = void (Converter::*)(const onnx::NodeProto&);
-
-  Converter(const onnx::ModelProto& model, const OnnxImportOptions& options);
+  Context(const onnx::ModelProto& model, const OnnxImportOptions& options);
   pnnx::Graph Run();
-  // Converter of each supported operator type of the default domain.
-  static const std::map<std::string, NodeConverter>& Table();
+
+  // ---- what a lowering reads ----
+  [[noreturn]] void Fail(const onnx::NodeProto& node, const std::string& why) const;
+  // A node that batch mode cannot express: Run() then converts the graph as one item.
+  [[noreturn]] void FailBatch(const onnx::NodeProto& node, const std::string& why) const;
+  std::string NodeName(const onnx::NodeProto& node) const;
+  const Shape& ShapeOf(const onnx::NodeProto& node, const std::string& value) const;
+  const onnx::TensorProto* Constant(const std::string& value) const;
+  // Input `input` of `node` as a constant, or a ConversionError naming it (a
+  // graph input is asked for: NeedsConstantError).
+  const onnx::TensorProto& RequireConstant(const onnx::NodeProto& node, int input) const;
+  bool HasInput(const onnx::NodeProto& node, int input) const;
+  bool IsUsed(const std::string& value) const { return used_.count(value) != 0; }
+  bool IsGraphOutput(const std::string& value) const;
+  // The elem type of a value (onnx::TensorProto::DataType), FLOAT when unknown.
+  int ElemType(const std::string& value) const;
+  // The float attribute `name` of `node`, or `fallback` when absent; an
+  // attribute of another type or a NaN stops the conversion naming the node.
+  float FloatAttributeChecked(const onnx::NodeProto& node, const std::string& name,
+                              float fallback) const;
+  // The integer values of constant input `input` (int64, int32, or float).
+  std::vector<int64_t> ConstantInts(const onnx::NodeProto& node, int input) const;
+  // Batch mode: ONNX dimension 0 is the engine's batch; else the graph is one item.
+  bool batch_mode() const { return batch_mode_; }
+  int64_t batch() const { return batch_; }  // the engine batch: N in batch mode, else 1
+  int64_t opset() const { return opset_; }
+  // The engine shape of an ONNX shape: itself in batch mode, (1, shape...) otherwise.
+  std::vector<int> EngineShape(const Shape& shape) const;
+  // An engine dimension (batch counted as 0) for ONNX `axis` of a rank-`rank` value.
+  int EngineAxis(const onnx::NodeProto& node, int64_t axis, size_t rank) const;
+  // Engine dims of ONNX `axes` of a rank-`rank` value, sorted, each once.
+  std::vector<int> EngineAxes(const onnx::NodeProto& node, const std::vector<int64_t>& axes,
+                              size_t rank) const;
+
+  // ---- what a lowering writes ----
+  // The operand for input `input` of `node`; a constant becomes a pnnx.Attribute.
+  int Input(const onnx::NodeProto& node, int input);
+  int NewOperand(const std::string& name, const std::vector<int>& engine_shape);
+  // The operand of the node's output `output`, created with its engine shape.
+  int Output(const onnx::NodeProto& node, int output = 0);
+  // Output `output` of `node` as a float operand whatever its ONNX type (an
+  // index, a count, a bool): the engine's integers and bools travel as floats.
+  int OutputAsFloat(const onnx::NodeProto& node, int output);
+  // ONNX value `value` is the engine operand `operand` (a copy without an operator).
+  void Alias(const std::string& value, int operand) { operand_of_[value] = operand; }
+  pnnx::Operator& Emit(const std::string& type, const std::string& name,
+                       const std::vector<int>& inputs, int output);
+  // Emits `type` on input 0 with output 0: the common one-to-one case.
+  pnnx::Operator& EmitUnary(const onnx::NodeProto& node, const std::string& type);
+  // Emits Tensor.reshape of operand `input` to the engine shape of ONNX `shape`
+  // (the batch left to the engine: -1) into `output`.
+  pnnx::Operator& EmitReshapeTo(const std::string& name, int input, const Shape& shape, int output);
+  pnnx::Graph& graph() { return graph_; }
 
  private:
   void CheckSupported() const;
@@ -98,115 +157,19 @@ class Converter {
   bool BatchModeFits(int64_t& batch) const;
   bool SingleModeFits() const;
   pnnx::Graph Convert(bool batch_mode, int64_t batch);
+  void EmitGraphInputs();
+  void LowerNodes();
+  void EmitGraphOutputs();
+  void CheckGraphInputsRead() const;
   pnnx::Graph Pruned() const;
   std::vector<bool> Live() const;
-
-  // ---- helpers for node converters ----
-  [[noreturn]] void Fail(const onnx::NodeProto& node, const std::string& why) const;
-  [[noreturn]] void FailBatch(const onnx::NodeProto& node, const std::string& why) const;
-  std::string NodeName(const onnx::NodeProto& node) const;
-  const Shape& ShapeOf(const onnx::NodeProto& node, const std::string& value) const;
-  const onnx::TensorProto* Constant(const std::string& value) const;
-  const onnx::TensorProto& RequireConstant(const onnx::NodeProto& node, int input) const;
-  bool HasInput(const onnx::NodeProto& node, int input) const;
   // A graph input (not bound) that computed `value` depends on, or "".
   std::string GraphInputBehind(const std::string& value) const;
-  // The engine shape of an ONNX shape: itself in batch mode, (1, shape...) otherwise.
-  std::vector<int> EngineShape(const Shape& shape) const;
-  // An engine dimension (batch counted as 0) for ONNX `axis` of a rank-`rank` value.
-  int EngineAxis(const onnx::NodeProto& node, int64_t axis, size_t rank) const;
-  // The operand for input `input` of `node`; a constant becomes a pnnx.Attribute.
-  int Input(const onnx::NodeProto& node, int input);
-  int NewOperand(const std::string& name, const std::vector<int>& engine_shape);
   // In single-item mode, records on `operand` (a graph input or output) the
   // ONNX shape the model declares, which the engine holds as (1, shape...):
   // callers feed and read it without a batch axis (RuntimeOperand::unbatched_shape).
   void DeclareUnbatched(int operand, const Shape& shape);
-  // The operand of the node's output `output`, created with its engine shape.
-  int Output(const onnx::NodeProto& node, int output = 0);
-  pnnx::Operator& Emit(const std::string& type, const std::string& name,
-                       const std::vector<int>& inputs, int output);
-  // Emits `type` on input 0 with output 0: the common one-to-one case.
-  pnnx::Operator& EmitUnary(const onnx::NodeProto& node, const std::string& type);
   std::string UniqueName(const std::string& base, std::set<std::string>& taken) const;
-  bool IsUsed(const std::string& value) const { return used_.count(value) != 0; }
-
-  // ---- node converters (converter.cpp) ----
-  void ConvertConv(const onnx::NodeProto& node);
-  void ConvertActivation(const onnx::NodeProto& node);
-  void ConvertIdentity(const onnx::NodeProto& node);
-  void ConvertClip(const onnx::NodeProto& node);
-  void ConvertHardSigmoid(const onnx::NodeProto& node);
-  // Emits torch.clamp (bounds lo, hi; an infinite one is None) from `input` to `output`.
-  pnnx::Operator& EmitClamp(const std::string& name, int input, int output, float lo, float hi);
-  // The float attribute `name` of `node`, or `fallback` when absent; an
-  // attribute of another type or a NaN stops the conversion naming the node.
-  float FloatAttributeChecked(const onnx::NodeProto& node, const std::string& name,
-                              float fallback) const;
-  void ConvertExpression(const onnx::NodeProto& node);
-  // MaxPool and AveragePool (any auto_pad, asymmetric pads, 1-D or 2-D).
-  void ConvertPool(const onnx::NodeProto& node);
-  void ConvertGlobalAveragePool(const onnx::NodeProto& node);
-  void ConvertSlice(const onnx::NodeProto& node);
-  void ConvertReshape(const onnx::NodeProto& node);
-  void ConvertConcat(const onnx::NodeProto& node);
-  void ConvertSplit(const onnx::NodeProto& node);
-  void ConvertTranspose(const onnx::NodeProto& node);
-  void ConvertGemm(const onnx::NodeProto& node);
-  void ConvertBatchNormalization(const onnx::NodeProto& node);
-  void ConvertBatchNormTraining(const onnx::NodeProto& node);
-  // ---- element-wise nodes (elementwise_ops.cpp): one pnnx.Expression each ----
-  // Math functions, activations, comparisons, logic, Where, Mod, Div, BitShift,
-  // Sum/Mean/Min/Max, Cast/CastLike: the expression ElementwiseExpression gives.
-  void ConvertElementwise(const onnx::NodeProto& node);
-  // Dropout at inference: output 0 is the input (its mask, if read, all true).
-  void ConvertDropout(const onnx::NodeProto& node);
-  // The expression over @0..@(n-1) = the node's inputs that computes `node`
-  // with ONNX's semantics for the elem types of its values, or "@0" for a copy.
-  std::string ElementwiseExpression(const onnx::NodeProto& node) const;
-  // Emits pnnx.Expression `expr` over the node's first `arity` inputs (all
-  // when -1) to its output 0.
-  void EmitElementwise(const onnx::NodeProto& node, const std::string& expr, int arity = -1);
-  // The operand of output `output`, which may be of any ONNX numeric or bool
-  // type: such values travel as float32 holding the ONNX value (0/1 for bool).
-  int ElementwiseOutput(const onnx::NodeProto& node, int output);
-  // The elem type of a value (onnx::TensorProto::DataType), FLOAT when unknown.
-  int ElemType(const std::string& value) const;
-  // ---- reductions, axis and shape operators (shape_ops.cpp) ----
-  // Output `output` of `node` as a float operand whatever its ONNX type (an
-  // index, a count): the engine's integers travel as floats.
-  int OutputAsFloat(const onnx::NodeProto& node, int output);
-  // The integer values of constant input `input` (int64, int32, or float).
-  std::vector<int64_t> ConstantInts(const onnx::NodeProto& node, int input) const;
-  std::vector<int> EngineAxes(const onnx::NodeProto& node, const std::vector<int64_t>& axes,
-                              size_t rank) const;
-  pnnx::Operator& EmitReshapeTo(const std::string& name, int input, const Shape& shape,
-                                int output);
-  void ConvertReduce(const onnx::NodeProto& node);
-  void ConvertGlobalMean(const onnx::NodeProto& node, bool keepdims);
-  void ConvertGlobalMaxPool(const onnx::NodeProto& node);
-  void ConvertArgExtreme(const onnx::NodeProto& node);
-  void ConvertSoftmaxLike(const onnx::NodeProto& node);
-  void ConvertGather(const onnx::NodeProto& node);
-  void ConvertExpand(const onnx::NodeProto& node);
-  void ConvertTile(const onnx::NodeProto& node);
-  void ConvertPad(const onnx::NodeProto& node);
-  void ConvertTrilu(const onnx::NodeProto& node);
-  void ConvertCumSum(const onnx::NodeProto& node);
-  void ConvertDepthSpace(const onnx::NodeProto& node);
-  void ConvertConvTranspose(const onnx::NodeProto& node);
-  void ConvertGatherElements(const onnx::NodeProto& node);
-  void ConvertSize(const onnx::NodeProto& node);
-  // ---- constant generators (constant_generators.cpp): folded at load time ----
-  void ConvertGenerator(const onnx::NodeProto& node);
-  void ConvertShape(const onnx::NodeProto& node);
-  // ---- lowerings (lowering.cpp) ----
-  void ConvertMatMul(const onnx::NodeProto& node);
-  void ConvertUpsample(const onnx::NodeProto& node);
-  void ConvertResize(const onnx::NodeProto& node);
-  void EmitResize(const onnx::NodeProto& node, const std::string& mode,
-                  const std::string& coordinate_mode, const std::string& nearest_mode,
-                  float scale_h, float scale_w, bool sizes_given, int64_t size_h, int64_t size_w);
 
   // ---- before conversion: constant folding (constant_folding.cpp) and the
   // YOLOv5 Detect head (detect_head.cpp) ----
