@@ -51,7 +51,7 @@ NPY_DTYPES = {np.float32, np.float64, np.int8, np.int16, np.int32, np.int64, np.
 
 def supported_operators():
     """The op types of every KUIPER_ONNX_LOWERING(function, "constraints", "Type", ...)
-    registration in onnx/src/lower_*.cpp."""
+    registration in onnx/src/lower_*.cpp and every row of kuiper/unary_ops.def."""
     types = set()
     src = os.path.join(HERE, "..", "onnx", "src")
     for name in sorted(os.listdir(src)):
@@ -62,6 +62,9 @@ def supported_operators():
             # Adjacent literals are one string: the constraints may be wrapped.
             literals = re.sub(r'"\s*"', "", args)
             types.update(re.findall(r'"([^"]*)"', literals)[1:])
+    # The unary functions register one lowering per row of their table.
+    table = open(os.path.join(HERE, "..", "kuiper", "include", "kuiper", "unary_ops.def")).read()
+    types.update(re.findall(r'^KUIPER_UNARY\("(\w+)"', table, re.M))
     return types
 
 

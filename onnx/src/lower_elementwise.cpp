@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <map>
 
@@ -61,36 +62,6 @@ const std::string& ElemFloatMax() {
   return text;
 }
 
-// Functions of one input that are one call of the expression layer.
-const std::map<std::string, std::string>& ElemUnaryCalls() {
-  static const std::map<std::string, std::string> calls = {
-      {"Tanh", "tanh(@0)"},
-      {"Floor", "floor(@0)"},
-      {"Ceil", "ceil(@0)"},
-      {"Round", "round(@0)"},
-      {"Sign", "sign(@0)"},
-      {"Erf", "erf(@0)"},
-      {"Cos", "cos(@0)"},  // lab course7_expression
-      {"Tan", "tan(@0)"},
-      {"Sinh", "sinh(@0)"},
-      {"Cosh", "cosh(@0)"},
-      {"Asin", "asin(@0)"},
-      {"Acos", "acos(@0)"},
-      {"Atan", "atan(@0)"},
-      {"Asinh", "asinh(@0)"},
-      {"Acosh", "acosh(@0)"},
-      {"Atanh", "atanh(@0)"},
-      {"Reciprocal", "div(1,@0)"},
-      {"Not", "not(@0)"},
-      {"IsNaN", "ne(@0,@0)"},  // NaN is the one value unequal to itself
-      // softplus(x) = ln(1 + e^x), as ONNX defines it (no threshold).
-      {"Softplus", "log(add(exp(@0),1))"},
-      {"Softsign", "div(@0,add(abs(@0),1))"},
-      {"Mish", "mul(@0,tanh(log(add(exp(@0),1))))"},
-  };
-  return calls;
-}
-
 // Functions of two inputs with NumPy broadcasting.
 const std::map<std::string, std::string>& ElemBinaryCalls() {
   static const std::map<std::string, std::string> calls = {
@@ -100,164 +71,186 @@ const std::map<std::string, std::string>& ElemBinaryCalls() {
   return calls;
 }
 
-std::string ElementwiseExpression(Context& ctx, const onnx::NodeProto& node) {
+// The node has `least` to `most` inputs, and the first `least` are given.
+void NeedInputs(Context& ctx, const onnx::NodeProto& node, int least, int most) {
+  const int n = node.input_size();
+  if (n < least || n > most) {
+    ctx.Fail(node, least == most ? fmt::format("needs {} input(s), has {}", least, n)
+                                 : fmt::format("needs {} to {} inputs, has {}", least, most, n));
+  }
+  for (int k = 0; k < least; ++k) {
+    if (node.input(k).empty()) ctx.Fail(node, fmt::format("input {} is missing", k));
+  }
+}
+
+// A finite float attribute (NaN and infinities refused naming the node).
+float FiniteAttribute(Context& ctx, const onnx::NodeProto& node, const std::string& name,
+                      float fallback) {
+  const float value = ctx.FloatAttributeChecked(node, name, fallback);
+  if (std::isinf(value)) ctx.Fail(node, fmt::format("attribute '{}' is infinite", name));
+  return value;
+}
+
+// The expression over @0..@(n-1) = the node's inputs that computes `node`
+// with ONNX's semantics for the elem types of its values, or "@0" for a copy:
+// one builder per family of operators.
+using ExpressionBuilder = std::string (*)(Context& ctx, const onnx::NodeProto& node);
+
+std::string ComparisonExpression(Context& ctx, const onnx::NodeProto& node) {
+  NeedInputs(ctx, node, 2, 2);
+  return fmt::format("{}(@0,@1)", ElemBinaryCalls().at(node.op_type()));
+}
+
+std::string DivExpression(Context& ctx, const onnx::NodeProto& node) {
+  NeedInputs(ctx, node, 2, 2);
+  // Integer division truncates toward zero (C's /, ONNX Runtime's kernels).
+  return ElemIsInteger(ctx.ElemType(node.output(0))) ? "trunc(div(@0,@1))" : "div(@0,@1)";
+}
+
+std::string WhereExpression(Context& ctx, const onnx::NodeProto& node) {
+  NeedInputs(ctx, node, 3, 3);
+  return "where(@0,@1,@2)";
+}
+
+// Sum, Mean, Max and Min of any number of inputs.
+std::string VariadicExpression(Context& ctx, const onnx::NodeProto& node) {
   const std::string& type = node.op_type();
   const int n = node.input_size();
-  const auto need_inputs = [&](int least, int most) {
-    if (n < least || n > most) {
-      ctx.Fail(node, least == most ? fmt::format("needs {} input(s), has {}", least, n)
-                                   : fmt::format("needs {} to {} inputs, has {}", least, most, n));
-    }
-    for (int k = 0; k < least; ++k) {
-      if (node.input(k).empty()) ctx.Fail(node, fmt::format("input {} is missing", k));
-    }
-  };
-  // A finite float attribute (NaN and infinities refused naming the node).
-  const auto attr = [&](const std::string& name, float fallback) {
-    const float value = ctx.FloatAttributeChecked(node, name, fallback);
-    if (std::isinf(value)) ctx.Fail(node, fmt::format("attribute '{}' is infinite", name));
-    return value;
-  };
-  if (const auto it = ElemUnaryCalls().find(type); it != ElemUnaryCalls().end()) {
-    need_inputs(1, 1);
-    return it->second;
+  NeedInputs(ctx, node, 1, std::max(1, n));
+  const char* call = type == "Max" ? "max" : type == "Min" ? "min" : "add";
+  std::string expr = "@0";
+  for (int k = 1; k < n; ++k) {
+    if (node.input(k).empty()) ctx.Fail(node, fmt::format("input {} is missing", k));
+    expr = fmt::format("{}({},@{})", call, expr, k);
   }
-  if (const auto it = ElemBinaryCalls().find(type); it != ElemBinaryCalls().end()) {
-    need_inputs(2, 2);
-    return fmt::format("{}(@0,@1)", it->second);
+  if (type == "Mean" && n > 1) expr = fmt::format("div({},{})", expr, n);
+  return expr;
+}
+
+std::string ModExpression(Context& ctx, const onnx::NodeProto& node) {
+  NeedInputs(ctx, node, 2, 2);
+  const bool fmod = AttributeInt(node, "fmod", 0) != 0;
+  if (!fmod && !ElemIsInteger(ctx.ElemType(node.input(0)))) {
+    ctx.Fail(node, "fmod=0 is defined for integer inputs only; a floating-point Mod needs fmod=1");
   }
-  if (type == "Div") {
-    need_inputs(2, 2);
-    // Integer division truncates toward zero (C's /, ONNX Runtime's kernels).
-    return ElemIsInteger(ctx.ElemType(node.output(0))) ? "trunc(div(@0,@1))" : "div(@0,@1)";
+  // fmod=1: C's fmod (the dividend's sign); fmod=0: Python's % (the divisor's).
+  return fmod ? "fmod(@0,@1)" : "remainder(@0,@1)";
+}
+
+std::string BitShiftExpression(Context& ctx, const onnx::NodeProto& node) {
+  NeedInputs(ctx, node, 2, 2);
+  const int elem = ctx.ElemType(node.input(0));
+  if (!ElemIsUnsigned(elem)) ctx.Fail(node, "needs unsigned integer inputs");
+  const std::string direction = AttributeString(node, "direction", "");
+  // x << y wraps modulo 2^bits; x >> y drops the low bits. Both are exact
+  // in float32 for every value float32 holds exactly (powers of two).
+  if (direction == "LEFT") {
+    return fmt::format("remainder(mul(@0,pow(2,@1)),{})",
+                       ElemNumber(std::ldexp(1.0, ElemBits(elem))));
   }
-  if (type == "Where") {
-    need_inputs(3, 3);
-    return "where(@0,@1,@2)";
-  }
-  if (type == "Sum" || type == "Mean" || type == "Max" || type == "Min") {
-    need_inputs(1, std::max(1, n));
-    const char* call = type == "Max" ? "max" : type == "Min" ? "min" : "add";
-    std::string expr = "@0";
-    for (int k = 1; k < n; ++k) {
-      if (node.input(k).empty()) ctx.Fail(node, fmt::format("input {} is missing", k));
-      expr = fmt::format("{}({},@{})", call, expr, k);
-    }
-    if (type == "Mean" && n > 1) expr = fmt::format("div({},{})", expr, n);
-    return expr;
-  }
-  if (type == "Mod") {
-    need_inputs(2, 2);
-    const bool fmod = AttributeInt(node, "fmod", 0) != 0;
-    if (!fmod && !ElemIsInteger(ctx.ElemType(node.input(0)))) {
-      ctx.Fail(node,
-               "fmod=0 is defined for integer inputs only; a floating-point Mod needs fmod=1");
-    }
-    // fmod=1: C's fmod (the dividend's sign); fmod=0: Python's % (the divisor's).
-    return fmod ? "fmod(@0,@1)" : "remainder(@0,@1)";
-  }
-  if (type == "BitShift") {
-    need_inputs(2, 2);
-    const int elem = ctx.ElemType(node.input(0));
-    if (!ElemIsUnsigned(elem)) ctx.Fail(node, "needs unsigned integer inputs");
-    const std::string direction = AttributeString(node, "direction", "");
-    // x << y wraps modulo 2^bits; x >> y drops the low bits. Both are exact
-    // in float32 for every value float32 holds exactly (powers of two).
-    if (direction == "LEFT") {
-      return fmt::format("remainder(mul(@0,pow(2,@1)),{})",
-                         ElemNumber(std::ldexp(1.0, ElemBits(elem))));
-    }
-    if (direction == "RIGHT") return "floor(div(@0,pow(2,@1)))";
-    ctx.Fail(node, fmt::format("direction must be LEFT or RIGHT, is '{}'", direction));
-  }
-  if (type == "IsInf") {
-    need_inputs(1, 1);
-    const bool positive = AttributeInt(node, "detect_positive", 1) != 0;
-    const bool negative = AttributeInt(node, "detect_negative", 1) != 0;
-    if (positive && negative) return fmt::format("gt(abs(@0),{})", ElemFloatMax());
-    if (positive) return fmt::format("gt(@0,{})", ElemFloatMax());
-    if (negative) return fmt::format("lt(@0,-{})", ElemFloatMax());
-    return "ne(abs(@0),abs(@0))";  // detects nothing: false, except that NaN is no infinity
-  }
+  if (direction == "RIGHT") return "floor(div(@0,pow(2,@1)))";
+  ctx.Fail(node, fmt::format("direction must be LEFT or RIGHT, is '{}'", direction));
+}
+
+std::string IsInfExpression(Context& ctx, const onnx::NodeProto& node) {
+  NeedInputs(ctx, node, 1, 1);
+  const bool positive = AttributeInt(node, "detect_positive", 1) != 0;
+  const bool negative = AttributeInt(node, "detect_negative", 1) != 0;
+  if (positive && negative) return fmt::format("gt(abs(@0),{})", ElemFloatMax());
+  if (positive) return fmt::format("gt(@0,{})", ElemFloatMax());
+  if (negative) return fmt::format("lt(@0,-{})", ElemFloatMax());
+  return "ne(abs(@0),abs(@0))";  // detects nothing: false, except that NaN is no infinity
+}
+
+// The activations with parameters: PRelu, LeakyRelu, ThresholdedRelu, Elu,
+// Celu, Selu, Shrink.
+std::string ParametricActivationExpression(Context& ctx, const onnx::NodeProto& node) {
+  const std::string& type = node.op_type();
   if (type == "PRelu") {
-    need_inputs(2, 2);
+    NeedInputs(ctx, node, 2, 2);
     return "where(lt(@0,0),mul(@0,@1),@0)";
   }
   if (type == "LeakyRelu") {
-    need_inputs(1, 1);
-    return fmt::format("where(lt(@0,0),mul(@0,{}),@0)", ElemNumber(attr("alpha", 0.01f)));
+    NeedInputs(ctx, node, 1, 1);
+    return fmt::format("where(lt(@0,0),mul(@0,{}),@0)",
+                       ElemNumber(FiniteAttribute(ctx, node, "alpha", 0.01f)));
   }
   if (type == "ThresholdedRelu") {
-    need_inputs(1, 1);
-    return fmt::format("where(gt(@0,{}),@0,0)", ElemNumber(attr("alpha", 1.f)));
+    NeedInputs(ctx, node, 1, 1);
+    return fmt::format("where(gt(@0,{}),@0,0)",
+                       ElemNumber(FiniteAttribute(ctx, node, "alpha", 1.f)));
   }
   if (type == "Elu") {
-    need_inputs(1, 1);
-    return fmt::format("where(gt(@0,0),@0,mul(sub(exp(@0),1),{}))", ElemNumber(attr("alpha", 1.f)));
+    NeedInputs(ctx, node, 1, 1);
+    return fmt::format("where(gt(@0,0),@0,mul(sub(exp(@0),1),{}))",
+                       ElemNumber(FiniteAttribute(ctx, node, "alpha", 1.f)));
   }
   if (type == "Celu") {
-    need_inputs(1, 1);
-    const float alpha = attr("alpha", 1.f);
+    NeedInputs(ctx, node, 1, 1);
+    const float alpha = FiniteAttribute(ctx, node, "alpha", 1.f);
     if (alpha == 0) ctx.Fail(node, "alpha must not be 0");
     // max(0, x) + min(0, alpha * (exp(x / alpha) - 1))
     return fmt::format("add(max(@0,0),min(mul(sub(exp(div(@0,{0})),1),{0}),0))", ElemNumber(alpha));
   }
   if (type == "Selu") {
-    need_inputs(1, 1);
+    NeedInputs(ctx, node, 1, 1);
     // ONNX's defaults, the float32 values of the constants of Klambauer et al.
-    const float alpha = attr("alpha", 1.67326319217681884765625f);
-    const float gamma = attr("gamma", 1.05070102214813232421875f);
+    const float alpha = FiniteAttribute(ctx, node, "alpha", 1.67326319217681884765625f);
+    const float gamma = FiniteAttribute(ctx, node, "gamma", 1.05070102214813232421875f);
     return fmt::format("mul(where(gt(@0,0),@0,mul(sub(exp(@0),1),{})),{})", ElemNumber(alpha),
                        ElemNumber(gamma));
   }
   if (type == "Shrink") {
-    need_inputs(1, 1);
-    const float bias = attr("bias", 0.f), lambd = attr("lambd", 0.5f);
+    NeedInputs(ctx, node, 1, 1);
+    const float bias = FiniteAttribute(ctx, node, "bias", 0.f),
+                lambd = FiniteAttribute(ctx, node, "lambd", 0.5f);
     return fmt::format("where(lt(@0,{}),add(@0,{}),where(gt(@0,{}),sub(@0,{}),0))",
                        ElemNumber(-lambd), ElemNumber(bias), ElemNumber(lambd), ElemNumber(bias));
   }
-  if (type == "Cast" || type == "CastLike") {
-    need_inputs(type == "Cast" ? 1 : 2, type == "Cast" ? 1 : 2);
-    const int from = ctx.ElemType(node.input(0));
-    int to = 0;
-    if (type == "Cast") {
-      const onnx::AttributeProto* a = FindAttribute(node, "to");
-      if (!a) ctx.Fail(node, "attribute 'to' is missing");
-      to = static_cast<int>(a->i());
-    } else {
-      to = ctx.ElemType(node.input(1));
-    }
-    for (const int t : {from, to}) {
-      if (!ElemIsNumeric(t)) {
-        const std::string name =
-            onnx::TensorProto::DataType_IsValid(t)
-                ? onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(t))
-                : std::to_string(t);
-        ctx.Fail(node, fmt::format("Cast {} ONNX type {} is not supported: the engine holds float, "
-                                   "double, integer and bool values only, as float32",
-                                   t == from ? "from" : "to", name));
-      }
-    }
-    if (to == onnx::TensorProto::FLOAT || to == onnx::TensorProto::DOUBLE) return "@0";
-    if (to == onnx::TensorProto::BOOL) return from == to ? "@0" : "ne(@0,0)";
-    // To an integer: a float truncates toward zero, and an 8- or 16-bit
-    // target keeps the low bits of the value (C's conversion of integers;
-    // identity for a value in range). Wider targets: float32 holds every
-    // value it can hold exactly already.
-    std::string expr = ElemIsInteger(from) || from == onnx::TensorProto::BOOL ? "@0" : "trunc(@0)";
-    const int bits = ElemBits(to);
-    if (bits <= 16 && from != onnx::TensorProto::BOOL) {
-      const std::string modulus = ElemNumber(std::ldexp(1.0, bits));
-      if (ElemIsUnsigned(to)) {
-        expr = fmt::format("remainder({},{})", expr, modulus);
-      } else {
-        const std::string half = ElemNumber(std::ldexp(1.0, bits - 1));
-        expr = fmt::format("sub(remainder(add({},{}),{}),{})", expr, half, modulus, half);
-      }
-    }
-    return expr;
+  ctx.Fail(node, "is not a parametric activation");
+}
+
+std::string CastExpression(Context& ctx, const onnx::NodeProto& node) {
+  const std::string& type = node.op_type();
+  NeedInputs(ctx, node, type == "Cast" ? 1 : 2, type == "Cast" ? 1 : 2);
+  const int from = ctx.ElemType(node.input(0));
+  int to = 0;
+  if (type == "Cast") {
+    const onnx::AttributeProto* a = FindAttribute(node, "to");
+    if (!a) ctx.Fail(node, "attribute 'to' is missing");
+    to = static_cast<int>(a->i());
+  } else {
+    to = ctx.ElemType(node.input(1));
   }
-  ctx.Fail(node, "is not an element-wise operator");
+  for (const int t : {from, to}) {
+    if (!ElemIsNumeric(t)) {
+      const std::string name =
+          onnx::TensorProto::DataType_IsValid(t)
+              ? onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(t))
+              : std::to_string(t);
+      ctx.Fail(node, fmt::format("Cast {} ONNX type {} is not supported: the engine holds float, "
+                                 "double, integer and bool values only, as float32",
+                                 t == from ? "from" : "to", name));
+    }
+  }
+  if (to == onnx::TensorProto::FLOAT || to == onnx::TensorProto::DOUBLE) return "@0";
+  if (to == onnx::TensorProto::BOOL) return from == to ? "@0" : "ne(@0,0)";
+  // To an integer: a float truncates toward zero, and an 8- or 16-bit
+  // target keeps the low bits of the value (C's conversion of integers;
+  // identity for a value in range). Wider targets: float32 holds every
+  // value it can hold exactly already.
+  std::string expr = ElemIsInteger(from) || from == onnx::TensorProto::BOOL ? "@0" : "trunc(@0)";
+  const int bits = ElemBits(to);
+  if (bits <= 16 && from != onnx::TensorProto::BOOL) {
+    const std::string modulus = ElemNumber(std::ldexp(1.0, bits));
+    if (ElemIsUnsigned(to)) {
+      expr = fmt::format("remainder({},{})", expr, modulus);
+    } else {
+      const std::string half = ElemNumber(std::ldexp(1.0, bits - 1));
+      expr = fmt::format("sub(remainder(add({},{}),{}),{})", expr, half, modulus, half);
+    }
+  }
+  return expr;
 }
 
 int ElementwiseOutput(Context& ctx, const onnx::NodeProto& node, int output) {
@@ -303,11 +296,55 @@ void EmitElementwise(Context& ctx, const onnx::NodeProto& node, const std::strin
   op.params["expr"] = StringParam(expr);
 }
 
-void LowerElementwise(Context& ctx, const onnx::NodeProto& node) {
+// An element-wise node of a family: one output, the expression of its builder.
+template <ExpressionBuilder Build>
+void LowerAsExpression(Context& ctx, const onnx::NodeProto& node) {
   if (node.output_size() != 1) {
     ctx.Fail(node, fmt::format("needs 1 output, has {}", node.output_size()));
   }
-  EmitElementwise(ctx, node, ElementwiseExpression(ctx, node));
+  EmitElementwise(ctx, node, Build(ctx, node));
+}
+
+// The ONNX column of the table of unary functions (kuiper/unary_ops.def).
+struct OnnxUnaryRow {
+  const char* onnx_type;
+  const char* form;
+};
+
+constexpr OnnxUnaryRow kOnnxUnaryRows[] = {
+#define KUIPER_UNARY(onnx_type, pnnx_types, form) {onnx_type, form},
+#include "kuiper/unary_ops.def"
+#undef KUIPER_UNARY
+};
+
+bool IsLayerForm(const std::string& form) { return form.find("@0") == std::string::npos; }
+
+// A function of one input, by its row of the table: the engine layer the row
+// names, or the row's expression.
+void LowerUnary(Context& ctx, const onnx::NodeProto& node) {
+  const auto row =
+      std::find_if(std::begin(kOnnxUnaryRows), std::end(kOnnxUnaryRows),
+                   [&](const OnnxUnaryRow& r) { return node.op_type() == r.onnx_type; });
+  const std::string form = row->form;
+  if (IsLayerForm(form)) {
+    ctx.EmitUnary(node, form);
+    return;
+  }
+  if (node.output_size() != 1) {
+    ctx.Fail(node, fmt::format("needs 1 output, has {}", node.output_size()));
+  }
+  NeedInputs(ctx, node, 1, 1);
+  EmitElementwise(ctx, node, form);
+}
+
+bool RegisterUnaryLowerings() {
+  for (const OnnxUnaryRow& row : kOnnxUnaryRows) {
+    const std::string form = row.form;
+    LoweringRegisterer({row.onnx_type}, LowerUnary,
+                       IsLayerForm(form) ? "any shape: the engine layer " + form
+                                         : "any shape and numeric type: the expression " + form);
+  }
+  return true;
 }
 
 // Dropout(x, ratio, training_mode) -> (y, mask). At inference (training_mode
@@ -372,33 +409,25 @@ void LowerDropout(Context& ctx, const onnx::NodeProto& node) {
   }
 }
 
-void LowerExpression(Context& ctx, const onnx::NodeProto& node) {
+// Add, Sub, Mul and Pow with NumPy broadcasting.
+void LowerArithmetic(Context& ctx, const onnx::NodeProto& node) {
   static const std::map<std::string, std::string> binary = {
-      {"Add", "add"}, {"Sub", "sub"}, {"Mul", "mul"}, {"Pow", "pow"}};  // Div: elementwise_ops.cpp
-  static const std::map<std::string, std::string> unary = {{"Sin", "sin"},   {"Neg", "neg"},
-                                                           {"Exp", "exp"},   {"Log", "log"},
-                                                           {"Sqrt", "sqrt"}, {"Abs", "abs"}};
-  const std::string& type = node.op_type();
-  const int arity = binary.count(type) ? 2 : 1;
-  if (node.input_size() != arity) {
-    ctx.Fail(node, fmt::format("needs {} input(s), has {}", arity, node.input_size()));
+      {"Add", "add"}, {"Sub", "sub"}, {"Mul", "mul"}, {"Pow", "pow"}};  // Div: DivExpression
+  if (node.input_size() != 2) {
+    ctx.Fail(node, fmt::format("needs 2 input(s), has {}", node.input_size()));
   }
   // Items broadcast among themselves: in batch mode a computed operand must
   // have the output's rank, or NumPy would align its batch with another dim.
   const size_t rank = ctx.ShapeOf(node, node.output(0)).size();
-  for (int k = 0; k < arity; ++k) {
+  for (int k = 0; k < 2; ++k) {
     if (ctx.batch_mode() && !ctx.Constant(node.input(k)) &&
         ctx.ShapeOf(node, node.input(k)).size() != rank) {
       ctx.FailBatch(node, "broadcasts a computed operand of lower rank over the batch dimension");
     }
   }
-  std::vector<int> inputs;
-  for (int k = 0; k < arity; ++k) inputs.push_back(ctx.Input(node, k));
-  std::string expr = "@0";
-  if (arity == 2) expr = fmt::format("{}(@0,@1)", binary.at(type));
-  if (unary.count(type)) expr = fmt::format("{}(@0)", unary.at(type));
+  const std::vector<int> inputs = {ctx.Input(node, 0), ctx.Input(node, 1)};
   pnnx::Operator& op = ctx.Emit("pnnx.Expression", ctx.NodeName(node), inputs, ctx.Output(node));
-  op.params["expr"] = StringParam(expr);
+  op.params["expr"] = StringParam(fmt::format("{}(@0,@1)", binary.at(node.op_type())));
 }
 
 // Identity of a constant was folded (FoldConstants: torch.onnx.export dedups
@@ -421,16 +450,23 @@ void LowerIdentity(Context& ctx, const onnx::NodeProto& node) {
 
 }  // namespace
 
-KUIPER_ONNX_LOWERING(LowerElementwise,
-                     "any shapes that broadcast; numeric and bool types as float32", "Div", "Tanh",
-                     "Floor", "Ceil", "Round", "Sign", "Erf", "Cos", "Tan", "Sinh", "Cosh", "Asin",
-                     "Acos", "Atan", "Asinh", "Acosh", "Atanh", "Reciprocal", "Not", "IsNaN",
-                     "IsInf", "Softplus", "Softsign", "Mish", "Equal", "Less", "Greater",
-                     "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor", "Where", "Sum", "Mean",
-                     "Max", "Min", "Mod", "BitShift", "PRelu", "LeakyRelu", "ThresholdedRelu",
-                     "Elu", "Celu", "Selu", "Shrink", "Cast", "CastLike");
-KUIPER_ONNX_LOWERING(LowerExpression, "any shapes that broadcast", "Add", "Sub", "Mul", "Pow",
-                     "Sin", "Neg", "Exp", "Log", "Sqrt", "Abs");
+const bool kUnaryLoweringsRegistered = RegisterUnaryLowerings();
+KUIPER_ONNX_LOWERING(LowerArithmetic, "any shapes that broadcast", "Add", "Sub", "Mul", "Pow");
+KUIPER_ONNX_LOWERING(LowerAsExpression<DivExpression>,
+                     "any shapes that broadcast; integers divide truncating", "Div");
+KUIPER_ONNX_LOWERING(LowerAsExpression<ComparisonExpression>,
+                     "any shapes that broadcast; the bool result as 0/1", "Equal", "Less",
+                     "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor");
+KUIPER_ONNX_LOWERING(LowerAsExpression<WhereExpression>, "any shapes that broadcast", "Where");
+KUIPER_ONNX_LOWERING(LowerAsExpression<VariadicExpression>, "any number of inputs that broadcast",
+                     "Sum", "Mean", "Max", "Min");
+KUIPER_ONNX_LOWERING(LowerAsExpression<ModExpression>, "fmod=0 for integer inputs only", "Mod");
+KUIPER_ONNX_LOWERING(LowerAsExpression<BitShiftExpression>, "unsigned integer inputs", "BitShift");
+KUIPER_ONNX_LOWERING(LowerAsExpression<IsInfExpression>, "any shape", "IsInf");
+KUIPER_ONNX_LOWERING(LowerAsExpression<ParametricActivationExpression>, "finite float attributes",
+                     "PRelu", "LeakyRelu", "ThresholdedRelu", "Elu", "Celu", "Selu", "Shrink");
+KUIPER_ONNX_LOWERING(LowerAsExpression<CastExpression>,
+                     "float, double, integer and bool types (as float32)", "Cast", "CastLike");
 KUIPER_ONNX_LOWERING(LowerIdentity, "1 input, 1 output", "Identity");
 KUIPER_ONNX_LOWERING(LowerDropout, "inference, or training with ratio 0", "Dropout");
 

@@ -19,7 +19,7 @@ std::map<std::string, LoweringEntry>& MutableLowerings() {
 const std::map<std::string, LoweringEntry>& Lowerings() { return MutableLowerings(); }
 
 LoweringRegisterer::LoweringRegisterer(std::initializer_list<const char*> types, Lowering lower,
-                                       const char* constraints) {
+                                       const std::string& constraints) {
   for (const char* type : types) {
     const bool fresh = MutableLowerings().emplace(type, LoweringEntry{lower, constraints}).second;
     if (!fresh) {

@@ -35,7 +35,7 @@ const std::map<std::string, LoweringEntry>& Lowerings();
 class LoweringRegisterer {
  public:
   LoweringRegisterer(std::initializer_list<const char*> types, Lowering lower,
-                     const char* constraints);
+                     const std::string& constraints);
 };
 
 }  // namespace kuiper::onnx_import

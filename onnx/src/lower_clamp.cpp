@@ -1,8 +1,7 @@
-// Activations that are engine layers of their own (nn.ReLU, nn.Sigmoid,
-// nn.Hardswish, nn.ReLU6, nn.Hardsigmoid), which the graph fuses into the
-// convolution before them, and the clamps (Clip, HardSigmoid with other
-// parameters) that are not. The rule for a layer or an expression is in
-// unary_ops.def.
+// The clamps: Clip (nn.ReLU6 and nn.ReLU for PyTorch's bounds, else
+// torch.clamp) and HardSigmoid (nn.Hardsigmoid for PyTorch's parameters,
+// else an expression and torch.clamp). Relu, Sigmoid and HardSwish are rows of
+// the table of unary functions (kuiper/unary_ops.def, lower_elementwise.cpp).
 #include <cmath>
 #include <limits>
 
@@ -10,12 +9,6 @@
 
 namespace kuiper::onnx_import {
 namespace {
-
-void LowerActivation(Context& ctx, const onnx::NodeProto& node) {
-  static const std::map<std::string, std::string> types = {
-      {"Relu", "nn.ReLU"}, {"Sigmoid", "nn.Sigmoid"}, {"HardSwish", "nn.Hardswish"}};
-  ctx.EmitUnary(node, types.at(node.op_type()));
-}
 
 pnnx::Operator& EmitClamp(Context& ctx, const std::string& name, int input, int output, float lo,
                           float hi) {
@@ -99,9 +92,6 @@ void LowerHardSigmoid(Context& ctx, const onnx::NodeProto& node) {
 
 }  // namespace
 
-KUIPER_ONNX_LOWERING(LowerActivation,
-                     "any shape: the engine layer (nn.ReLU, nn.Sigmoid, nn.Hardswish)", "Relu",
-                     "Sigmoid", "HardSwish");
 KUIPER_ONNX_LOWERING(
     LowerClip, "min and max constant scalars (attributes before opset 11); (0, 6) is nn.ReLU6",
     "Clip");
