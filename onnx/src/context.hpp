@@ -86,6 +86,21 @@ int64_t Product(const Shape& shape, size_t begin, size_t end);
 // engine graph being built. Lowerings (lower_*.cpp) are free functions over
 // it, found by op type in the registry (lowering_registry.hpp); the passes
 // before them (constant folding, the Detect head, SiLU) are its own members.
+// An integer value folded from shape arithmetic (constant_folding.cpp).
+struct IntFold {
+  std::vector<int64_t> values;
+  Shape shape;
+};
+
+// One level of a YOLOv5 Detect head: its 1x1 convolution and the decoding
+// after it, which become one models.yolo.Detect operator (detect_head.cpp).
+struct DetectHead {
+  const onnx::NodeProto* conv = nullptr;
+  int64_t na = 0, no = 0;  // anchors, values per box (nc + 5)
+  float stride = 0;
+  std::vector<float> anchors;  // na pairs (w, h) in pixels
+};
+
 class Context {
  public:
   Context(const onnx::ModelProto& model, const OnnxImportOptions& options);
@@ -173,17 +188,13 @@ class Context {
 
   // ---- before conversion: constant folding (constant_folding.cpp) and the
   // YOLOv5 Detect head (detect_head.cpp) ----
-  // One level of a YOLOv5 Detect head: its 1x1 convolution and the decoding
-  // after it, which become one models.yolo.Detect operator.
-  struct DetectHead {
-    const onnx::NodeProto* conv = nullptr;
-    int64_t na = 0, no = 0;  // anchors, values per box (nc + 5)
-    float stride = 0;
-    std::vector<float> anchors;  // na pairs (w, h) in pixels
-  };
   void FoldConstants();
+  void FoldMovedValues(const onnx::NodeProto& node, uint64_t& folded_bytes);
+  void StoreMovedValues(const onnx::NodeProto& node, const std::vector<Shape>& shapes,
+                        const Shape& out_shape, bool is_float);
   void InferFoldedShapes();
   bool FoldShapeArithmetic(const onnx::NodeProto& node);
+  bool FoldShapeOf(const onnx::NodeProto& node, IntFold& fold) const;
   bool FoldFloatArithmetic(const onnx::NodeProto& node);
   // Range and ConstantOfShape of constants (constant_generators.cpp).
   bool FoldGenerator(const onnx::NodeProto& node);

@@ -20,30 +20,33 @@ int64_t TorchPoolSize(int64_t in, int64_t kernel, int64_t stride, int64_t pad, i
   return out;
 }
 
-// MaxPool and AveragePool. auto_pad becomes explicit pads here: SAME_UPPER
-// and SAME_LOWER pad (out - 1) * stride + dilated kernel - in in total, with
-// out = ceil(in / stride), the odd one at the end (UPPER) or at the start
-// (LOWER). The forms nn.MaxPool2d / nn.AvgPool2d take (2-D, symmetric pads
-// within PyTorch's half-kernel limit, the same output size) become those
-// layers, which ResNet's speed depends on; the others (1-D, asymmetric or
-// larger pads, ONNX's ceil-mode sizes) kuiper.Pool (kuiper/src/layer/onnx_pool.cpp).
-void LowerPool(Context& ctx, const onnx::NodeProto& node) {
-  const bool max = node.op_type() == "MaxPool";
-  if (max && node.output_size() > 1 && ctx.IsUsed(node.output(1))) {
+// A pooling node's attributes with ONNX's defaults, auto_pad made explicit
+// pads: SAME_UPPER and SAME_LOWER pad (out - 1) * stride + dilated kernel - in
+// in total, with out = ceil(in / stride), the odd one at the end (UPPER) or at
+// the start (LOWER).
+struct Pooling {
+  std::vector<int64_t> kernel, strides, dilations, pads;  // pads: begins, then ends
+  bool ceil_mode = false, count_include_pad = false;
+  Shape in, out;
+};
+
+Pooling ReadPooling(Context& ctx, const onnx::NodeProto& node) {
+  Pooling p;
+  if (node.op_type() == "MaxPool" && node.output_size() > 1 && ctx.IsUsed(node.output(1))) {
     ctx.Fail(node, "the Indices output is not supported");
   }
-  const std::vector<int64_t> kernel = AttributeInts(node, "kernel_shape", {});
-  const size_t n = kernel.size();
+  p.kernel = AttributeInts(node, "kernel_shape", {});
+  const size_t n = p.kernel.size();
   if (n == 0) ctx.Fail(node, "kernel_shape is missing");
   if (n > 2) {
     ctx.Fail(node, fmt::format("{}-D pooling (kernel_shape {}) is not supported; 1-D and 2-D are",
-                               n, ShapeText(kernel)));
+                               n, ShapeText(p.kernel)));
   }
-  const Shape& in = ctx.ShapeOf(node, node.input(0));
-  const Shape& out = ctx.ShapeOf(node, node.output(0));
-  if (in.size() != n + 2 || out.size() != n + 2) {
+  p.in = ctx.ShapeOf(node, node.input(0));
+  p.out = ctx.ShapeOf(node, node.output(0));
+  if (p.in.size() != n + 2 || p.out.size() != n + 2) {
     ctx.Fail(node, fmt::format("input {} is not (N, C, {} spatial dims) for kernel_shape {}",
-                               ShapeText(in), n, ShapeText(kernel)));
+                               ShapeText(p.in), n, ShapeText(p.kernel)));
   }
   const auto per_axis = [&](const std::string& name, size_t size, int64_t least) {
     const std::vector<int64_t> values =
@@ -57,69 +60,87 @@ void LowerPool(Context& ctx, const onnx::NodeProto& node) {
     }
     return values;
   };
-  const std::vector<int64_t> strides = per_axis("strides", n, 1);
-  const std::vector<int64_t> dilations = per_axis("dilations", n, 1);
-  std::vector<int64_t> pads = per_axis("pads", 2 * n, 0);
+  p.strides = per_axis("strides", n, 1);
+  p.dilations = per_axis("dilations", n, 1);
+  p.pads = per_axis("pads", 2 * n, 0);
   const std::string auto_pad = AttributeString(node, "auto_pad", "NOTSET");
   if (auto_pad == "VALID") {
-    pads.assign(2 * n, 0);
+    p.pads.assign(2 * n, 0);
   } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
     for (size_t a = 0; a < n; ++a) {
-      const int64_t spatial = in[2 + a];
-      const int64_t target = (spatial + strides[a] - 1) / strides[a];
-      const int64_t span = dilations[a] * (kernel[a] - 1) + 1;
-      const int64_t total = std::max<int64_t>(0, (target - 1) * strides[a] + span - spatial);
+      const int64_t spatial = p.in[2 + a];
+      const int64_t target = (spatial + p.strides[a] - 1) / p.strides[a];
+      const int64_t span = p.dilations[a] * (p.kernel[a] - 1) + 1;
+      const int64_t total = std::max<int64_t>(0, (target - 1) * p.strides[a] + span - spatial);
       const int64_t small = total / 2;
-      pads[a] = auto_pad == "SAME_UPPER" ? small : total - small;
-      pads[a + n] = total - pads[a];
+      p.pads[a] = auto_pad == "SAME_UPPER" ? small : total - small;
+      p.pads[a + n] = total - p.pads[a];
     }
   } else if (auto_pad != "NOTSET") {
     ctx.Fail(node,
              fmt::format("auto_pad={} is not NOTSET, VALID, SAME_UPPER or SAME_LOWER", auto_pad));
   }
-  const bool ceil_mode = AttributeInt(node, "ceil_mode", 0) != 0;
-  const bool count_include_pad = AttributeInt(node, "count_include_pad", 0) != 0;
+  p.ceil_mode = AttributeInt(node, "ceil_mode", 0) != 0;
+  p.count_include_pad = AttributeInt(node, "count_include_pad", 0) != 0;
   // ONNX's pooled length, checked against the inferred output shape.
   for (size_t a = 0; a < n; ++a) {
-    const int64_t span = dilations[a] * (kernel[a] - 1) + 1;
-    const int64_t room = in[2 + a] + pads[a] + pads[a + n] - span;
+    const int64_t span = p.dilations[a] * (p.kernel[a] - 1) + 1;
+    const int64_t room = p.in[2 + a] + p.pads[a] + p.pads[a + n] - span;
     const int64_t size =
-        room < 0 ? 0 : (ceil_mode ? (room + strides[a] - 1) / strides[a] : room / strides[a]) + 1;
-    if (size < 1 || size != out[2 + a]) {
+        room < 0
+            ? 0
+            : (p.ceil_mode ? (room + p.strides[a] - 1) / p.strides[a] : room / p.strides[a]) + 1;
+    if (size < 1 || size != p.out[2 + a]) {
       ctx.Fail(node,
                fmt::format("pooled size {} along spatial axis {} differs from the output shape "
                            "{}",
-                           size, a, ShapeText(out)));
+                           size, a, ShapeText(p.out)));
     }
   }
-  bool torch_form = n == 2 && (max || dilations == std::vector<int64_t>{1, 1});
+  return p;
+}
+
+// The forms nn.MaxPool2d / nn.AvgPool2d take: 2-D, symmetric pads within
+// PyTorch's half-kernel limit, the same output size.
+bool TorchForm(const Pooling& p, bool max) {
+  const size_t n = p.kernel.size();
+  bool torch_form = n == 2 && (max || p.dilations == std::vector<int64_t>{1, 1});
   for (size_t a = 0; torch_form && a < n; ++a) {
-    const int64_t span = dilations[a] * (kernel[a] - 1) + 1;
-    torch_form = pads[a] == pads[a + n] && pads[a] <= (max ? span / 2 : kernel[a] / 2) &&
-                 TorchPoolSize(in[2 + a], kernel[a], strides[a], pads[a], dilations[a],
-                               ceil_mode) == out[2 + a];
+    const int64_t span = p.dilations[a] * (p.kernel[a] - 1) + 1;
+    torch_form = p.pads[a] == p.pads[a + n] && p.pads[a] <= (max ? span / 2 : p.kernel[a] / 2) &&
+                 TorchPoolSize(p.in[2 + a], p.kernel[a], p.strides[a], p.pads[a], p.dilations[a],
+                               p.ceil_mode) == p.out[2 + a];
   }
+  return torch_form;
+}
+
+// MaxPool and AveragePool. The forms PyTorch's layers take become those
+// layers, which ResNet's speed depends on; the others (1-D, asymmetric or
+// larger pads, ONNX's ceil-mode sizes) kuiper.Pool (kuiper/src/layer/onnx_pool.cpp).
+void LowerPool(Context& ctx, const onnx::NodeProto& node) {
+  const bool max = node.op_type() == "MaxPool";
+  const Pooling p = ReadPooling(ctx, node);
   std::map<std::string, pnnx::Parameter> params;
-  params["kernel_size"] = IntsParam(ToInts(kernel));
-  params["stride"] = IntsParam(ToInts(strides));
-  params["ceil_mode"] = BoolParam(ceil_mode);
-  if (torch_form) {
-    params["padding"] = IntsParam({static_cast<int>(pads[0]), static_cast<int>(pads[1])});
+  params["kernel_size"] = IntsParam(ToInts(p.kernel));
+  params["stride"] = IntsParam(ToInts(p.strides));
+  params["ceil_mode"] = BoolParam(p.ceil_mode);
+  if (TorchForm(p, max)) {
+    params["padding"] = IntsParam({static_cast<int>(p.pads[0]), static_cast<int>(p.pads[1])});
     if (max) {
-      params["dilation"] = IntsParam(ToInts(dilations));
+      params["dilation"] = IntsParam(ToInts(p.dilations));
       params["return_indices"] = BoolParam(false);
       ctx.EmitUnary(node, "nn.MaxPool2d").params = params;
     } else {
-      params["count_include_pad"] = BoolParam(count_include_pad);
+      params["count_include_pad"] = BoolParam(p.count_include_pad);
       params["divisor_override"] = pnnx::Parameter{};
       ctx.EmitUnary(node, "nn.AvgPool2d").params = params;
     }
     return;
   }
   params["mode"] = StringParam(max ? "max" : "avg");
-  params["dilation"] = IntsParam(ToInts(dilations));
-  params["pads"] = IntsParam(ToInts(pads));
-  params["count_include_pad"] = BoolParam(count_include_pad);
+  params["dilation"] = IntsParam(ToInts(p.dilations));
+  params["pads"] = IntsParam(ToInts(p.pads));
+  params["count_include_pad"] = BoolParam(p.count_include_pad);
   ctx.EmitUnary(node, "kuiper.Pool").params = params;
 }
 
