@@ -173,6 +173,8 @@ if [[ $release -eq 0 ]]; then
   # The maintainers' comment rule (scripts/lint_comments.py); a student's own comments are theirs.
   status=0; python3 scripts/lint_comments.py || status=$?
   record "comments: no dates, machines, issue/stop numbers or timings" $status
+  status=0; scripts/operators_doc.sh || status=$?
+  record "docs/operators.md is what kuiper ops --markdown prints" $status
 fi
 
 status=0; python3 scripts/check_handouts.py || status=$?

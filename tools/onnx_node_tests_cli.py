@@ -25,7 +25,7 @@ and feed path, so both report the same pass count.
         --table build/solutions/onnx_node_tests_cli.md
 
 A test counts as "of the supported operator set" when every node's type is a
-key of the importer's converter table (onnx/src/converter.cpp, Converter::Table),
+type the importer registers a lowering for (`kuiper ops`),
 the same rule the in-tree test uses. The script prints both counts: over that
 set and over all tests.
 """
@@ -49,9 +49,11 @@ NPY_DTYPES = {np.float32, np.float64, np.int8, np.int16, np.int32, np.int64, np.
               np.uint16, np.uint32, np.uint64, np.bool_}
 
 
-def supported_operators():
-    source = open(os.path.join(HERE, "..", "onnx", "src", "converter.cpp")).read()
-    return set(re.findall(r'\{"(\w+)", &Converter::\w+\}', source))
+def supported_operators(kuiper):
+    """The ONNX op types the importer registers, as `kuiper ops` lists them."""
+    listing = subprocess.run([kuiper, "ops"], capture_output=True, text=True, check=True).stdout
+    onnx_part = listing.split("ONNX operators", 1)[1].splitlines()[1:]
+    return {line.split()[0] for line in onnx_part if line.strip()}
 
 
 def read_tensor(path):
@@ -130,7 +132,7 @@ def main():
                         help="run only the tests of the supported operator set")
     parser.add_argument("-k", default="", help="only tests whose name contains this")
     args = parser.parse_args()
-    supported = supported_operators()
+    supported = supported_operators(args.kuiper)
     dirs = sorted(os.path.join(args.tests, d) for d in os.listdir(args.tests)
                   if args.k in d and os.path.exists(os.path.join(args.tests, d, "model.onnx")))
     rows = []

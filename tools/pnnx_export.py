@@ -153,6 +153,7 @@ _MODULES = {
     nn.SiLU: lambda m: ("nn.SiLU", {}, {}),
     nn.Hardswish: lambda m: ("nn.Hardswish", {}, {}),
     nn.Hardsigmoid: lambda m: ("nn.Hardsigmoid", {}, {}),
+    nn.Mish: lambda m: ("nn.Mish", {}, {}),
 }
 
 # Modules that are the identity in eval mode: pnnx deletes them
@@ -429,6 +430,8 @@ def _function_op(node):
     name = node.target  # a function object, or a method name string
     if name in (torch.sigmoid, "sigmoid"):
         return "F.sigmoid", {}
+    if name is F.mish:
+        return "F.mish", {}
     if name in (torch.permute, "permute"):
         dims = node.args[1:] if name == "permute" else (arg(1, "dims", None),)
         if len(dims) == 1 and isinstance(dims[0], (tuple, list)):

@@ -56,6 +56,12 @@ struct ConvertOptions {
 };
 int Convert(const ConvertOptions& options);
 
+struct OpsOptions {
+  bool markdown = false;  // docs/operators.md, as scripts/operators_doc.sh checks it
+};
+// Lists every PNNX layer type and every ONNX operator with its constraints.
+int Ops(const OpsOptions& options);
+
 struct BenchOptions {
   std::string model;
   int batch = 1;

@@ -171,6 +171,12 @@ int main(int argc, char** argv) {
         ->capture_default_str();
   }
 
+  // Declared after the loop above: it loads no model.
+  OpsOptions ops;
+  CLI::App* ops_cmd = app.add_subcommand(
+      "ops", "List every PNNX layer type and every ONNX operator with its constraints");
+  ops_cmd->add_flag("--markdown", ops.markdown, "print docs/operators.md");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -189,6 +195,7 @@ int main(int argc, char** argv) {
   try {
     if (classify_cmd->parsed()) return Classify(classify);
     if (convert_cmd->parsed()) return Convert(convert);
+    if (ops_cmd->parsed()) return Ops(ops);
     if (detect_cmd->parsed()) return Detect(detect);
     if (run_cmd->parsed()) return Run(run);
     if (bench_cmd->parsed()) return Bench(bench);

@@ -15,15 +15,24 @@
 #include <numeric>
 #include <set>
 
-#include "converter.hpp"
+#include "context.hpp"
 #include "kuiper/memory_limit.hpp"
+#include "lowering_registry.hpp"
 
 namespace kuiper {
 
 std::vector<std::string> SupportedOnnxOperators() {
   std::vector<std::string> types;
-  for (const auto& [type, converter] : onnx_import::Converter::Table()) types.push_back(type);
+  for (const auto& [type, entry] : onnx_import::Lowerings()) types.push_back(type);
   return types;  // std::map keeps them sorted
+}
+
+std::vector<OnnxOperatorInfo> OnnxOperators() {
+  std::vector<OnnxOperatorInfo> operators;
+  for (const auto& [type, entry] : onnx_import::Lowerings()) {
+    operators.push_back({type, entry.constraints});
+  }
+  return operators;
 }
 
 namespace {
@@ -252,7 +261,7 @@ pnnx::Graph ConvertOnnx(const onnx::ModelProto& model, const OnnxImportOptions& 
   pnnx::Graph graph;
   while (true) {
     try {
-      graph = onnx_import::Converter(specialised, options).Run();
+      graph = onnx_import::Context(specialised, options).Run();
       break;
     } catch (const onnx_import::NeedsConstantError& e) {
       if (!bind(e.value())) throw;
@@ -324,6 +333,73 @@ std::vector<float> OnnxTensorFloats(const onnx::TensorProto& tensor) {
   return onnx_import::TensorValues<float>(tensor);
 }
 
+namespace {
+
+// The values of an integer or bool type of at most 32 bits.
+std::vector<int32_t> SmallIntValues(const onnx::TensorProto& tensor) {
+  // ParseData reads these types from int32_data, or raw_data of their own width.
+  std::vector<int32_t> values;
+  if (tensor.has_raw_data()) {
+    const std::string& raw = tensor.raw_data();
+    const int type = tensor.data_type();
+    const size_t width = type == onnx::TensorProto::INT32 ? 4
+                         : (type == onnx::TensorProto::INT16 || type == onnx::TensorProto::UINT16)
+                             ? 2
+                             : 1;
+    for (size_t i = 0; i + width <= raw.size(); i += width) {
+      int64_t v = 0;
+      if (type == onnx::TensorProto::INT32) {
+        int32_t x;
+        std::memcpy(&x, raw.data() + i, 4);
+        v = x;
+      } else if (type == onnx::TensorProto::INT16) {
+        int16_t x;
+        std::memcpy(&x, raw.data() + i, 2);
+        v = x;
+      } else if (type == onnx::TensorProto::UINT16) {
+        uint16_t x;
+        std::memcpy(&x, raw.data() + i, 2);
+        v = x;
+      } else if (type == onnx::TensorProto::INT8) {
+        v = static_cast<int8_t>(raw[i]);
+      } else {
+        v = static_cast<uint8_t>(raw[i]);
+      }
+      values.push_back(static_cast<int32_t>(v));
+    }
+  } else {
+    values.assign(tensor.int32_data().begin(), tensor.int32_data().end());
+  }
+  return values;
+}
+
+// The values of UINT32 or UINT64, each within int64.
+std::vector<int64_t> UnsignedValues(const onnx::TensorProto& tensor) {
+  std::vector<int64_t> ints;
+  std::vector<uint64_t> values;
+  if (tensor.has_raw_data()) {
+    const std::string& raw = tensor.raw_data();
+    const size_t width = tensor.data_type() == onnx::TensorProto::UINT32 ? 4 : 8;
+    for (size_t i = 0; i + width <= raw.size(); i += width) {
+      uint64_t v = 0;
+      std::memcpy(&v, raw.data() + i, width);  // little-endian, as ONNX stores it
+      values.push_back(v);
+    }
+  } else {
+    values.assign(tensor.uint64_data().begin(), tensor.uint64_data().end());
+  }
+  for (uint64_t v : values) {
+    if (v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      throw ConversionError(
+          fmt::format("tensor '{}': uint64 value {} does not fit in int64", tensor.name(), v));
+    }
+    ints.push_back(static_cast<int64_t>(v));
+  }
+  return ints;
+}
+
+}  // namespace
+
 NpyArray OnnxTensorToArray(const onnx::TensorProto& tensor) {
   NpyArray array;
   array.shape.assign(tensor.dims().begin(), tensor.dims().end());
@@ -345,65 +421,14 @@ NpyArray OnnxTensorToArray(const onnx::TensorProto& tensor) {
     case onnx::TensorProto::UINT16:
     case onnx::TensorProto::UINT8:
     case onnx::TensorProto::BOOL: {
-      // ParseData reads these types from int32_data, or raw_data of their own width.
-      std::vector<int32_t> values;
-      if (tensor.has_raw_data()) {
-        const std::string& raw = tensor.raw_data();
-        const int type = tensor.data_type();
-        const size_t width =
-            type == onnx::TensorProto::INT32                                          ? 4
-            : (type == onnx::TensorProto::INT16 || type == onnx::TensorProto::UINT16) ? 2
-                                                                                      : 1;
-        for (size_t i = 0; i + width <= raw.size(); i += width) {
-          int64_t v = 0;
-          if (type == onnx::TensorProto::INT32) {
-            int32_t x;
-            std::memcpy(&x, raw.data() + i, 4);
-            v = x;
-          } else if (type == onnx::TensorProto::INT16) {
-            int16_t x;
-            std::memcpy(&x, raw.data() + i, 2);
-            v = x;
-          } else if (type == onnx::TensorProto::UINT16) {
-            uint16_t x;
-            std::memcpy(&x, raw.data() + i, 2);
-            v = x;
-          } else if (type == onnx::TensorProto::INT8) {
-            v = static_cast<int8_t>(raw[i]);
-          } else {
-            v = static_cast<uint8_t>(raw[i]);
-          }
-          values.push_back(static_cast<int32_t>(v));
-        }
-      } else {
-        values.assign(tensor.int32_data().begin(), tensor.int32_data().end());
-      }
+      const std::vector<int32_t> values = SmallIntValues(tensor);
       array.ints.assign(values.begin(), values.end());
       break;
     }
     case onnx::TensorProto::UINT32:
-    case onnx::TensorProto::UINT64: {
-      std::vector<uint64_t> values;
-      if (tensor.has_raw_data()) {
-        const std::string& raw = tensor.raw_data();
-        const size_t width = tensor.data_type() == onnx::TensorProto::UINT32 ? 4 : 8;
-        for (size_t i = 0; i + width <= raw.size(); i += width) {
-          uint64_t v = 0;
-          std::memcpy(&v, raw.data() + i, width);  // little-endian, as ONNX stores it
-          values.push_back(v);
-        }
-      } else {
-        values.assign(tensor.uint64_data().begin(), tensor.uint64_data().end());
-      }
-      for (uint64_t v : values) {
-        if (v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-          throw ConversionError(
-              fmt::format("tensor '{}': uint64 value {} does not fit in int64", tensor.name(), v));
-        }
-        array.ints.push_back(static_cast<int64_t>(v));
-      }
+    case onnx::TensorProto::UINT64:
+      array.ints = UnsignedValues(tensor);
       break;
-    }
     default:
       throw ConversionError(
           fmt::format("tensor '{}' is of ONNX type {}, which is not a number "

@@ -1,4 +1,4 @@
-// Element-wise ONNX nodes (onnx/src/elementwise_ops.cpp): each becomes one
+// Element-wise ONNX nodes (onnx/src/lower_elementwise.cpp): each becomes one
 // pnnx.Expression, run here on a small model and compared with the ONNX
 // operator definition computed in this file (a loop in double, or by hand).
 // Integer and bool values travel as float32; the integer semantics (Div

@@ -159,7 +159,7 @@ TEST(OnnxReduceMean, NegativeAxesWithKeepdims) {
 }
 
 TEST(OnnxReduceMean, OverChannelsIsAnOrdinaryReduction) {
-  // Not global pooling: torch.mean over dim 1 (shape_ops.cpp), no longer refused.
+  // Not global pooling: torch.mean over dim 1 (lower_reduce.cpp), no longer refused.
   OneNodeModel m = ReduceMean({1}, 1, {1, 1, 2, 3});
   EXPECT_EQ(OperatorTypes(ConvertOnnx(m.model)),
             (std::vector<std::string>{"pnnx.Input", "torch.mean", "pnnx.Output"}));

@@ -1,7 +1,7 @@
-// Reductions, axis and shape operators (onnx/src/shape_ops.cpp): each ONNX
-// form against values worked out by hand from row-major 0, 1, 2, ... or an
-// independent naive loop, with negative axes, keepdims=0, axis 0 (then the
-// graph runs as one batch item, docs/onnx.md §2) and a bad input each.
+// Reductions, axis and shape operators (onnx/src/lower_shape.cpp,
+// lower_reduce.cpp, lower_gather.cpp): each ONNX form against values worked out by hand from
+// row-major 0, 1, 2, ... or an independent naive loop, with negative axes, keepdims=0, axis 0 (then
+// the graph runs as one batch item, docs/onnx.md §2) and a bad input each.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 

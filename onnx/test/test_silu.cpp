@@ -1,5 +1,5 @@
 // torch.onnx.export writes nn.SiLU as x * Sigmoid(x); the importer makes it one
-// nn.SiLU (Converter::FindSilu), which the runtime fuses into the convolution
+// nn.SiLU (Context::FindSilu), which the runtime fuses into the convolution
 // before it and computes in double precision.
 #include <gtest/gtest.h>
 

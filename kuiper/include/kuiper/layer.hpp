@@ -78,6 +78,8 @@ class LayerRegisterer {
   // when no layer is registered for its type.
   static std::unique_ptr<Layer> CreateLayer(const RuntimeOperator& op);
   static bool HasCreator(const std::string& type);
+  // Every registered PNNX type, sorted (`kuiper ops`, docs/operators.md).
+  static std::vector<std::string> Types();
 };
 
 // Registers a layer at program start from the layer's own .cpp file:

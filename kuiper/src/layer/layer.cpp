@@ -100,4 +100,10 @@ std::unique_ptr<Layer> LayerRegisterer::CreateLayer(const RuntimeOperator& op) {
 
 bool LayerRegisterer::HasCreator(const std::string& type) { return Registry().count(type) != 0; }
 
+std::vector<std::string> LayerRegisterer::Types() {
+  std::vector<std::string> types;
+  for (const auto& [type, creator] : Registry()) types.push_back(type);
+  return types;  // std::map keeps them sorted
+}
+
 }  // namespace kuiper

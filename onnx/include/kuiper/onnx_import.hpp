@@ -44,6 +44,15 @@ class UnsupportedOperatorError : public ConversionError {
 // The ONNX operator types (default domain) the importer converts, sorted.
 std::vector<std::string> SupportedOnnxOperators();
 
+// An operator type the importer converts and what it accepts (one line, e.g.
+// "2-D (4-D input and W); W and B constant; ..."), as registered with its lowering.
+struct OnnxOperatorInfo {
+  std::string type;
+  std::string constraints;
+};
+// Every supported operator with its constraints, sorted by type.
+std::vector<OnnxOperatorInfo> OnnxOperators();
+
 // Reads an ONNX file (throws ParseError when it is not one).
 onnx::ModelProto ReadOnnxModel(const std::string& path);
 // The same from the file's bytes in memory; `name` stands for the file in messages.
