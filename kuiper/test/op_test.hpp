@@ -158,17 +158,52 @@ inline std::vector<std::pair<std::string, RuntimeOptions>> RouteOptions(const st
           {"direct only", direct}};
 }
 
-// What TestOperator may need besides the operator.
-struct OpTestExtra {
-  size_t outputs = 1;                         // the operator's output operands
-  Activation activation = Activation::kRelu;  // the one put after it (one output only)
-};
-
 // `x` through `activation`, in double: ReLU max(x, 0), SiLU x / (1 + e^-x).
 inline float Activated(float x, Activation activation) {
   if (activation == Activation::kSilu) return static_cast<float>(x / (1 + std::exp(-double{x})));
   return activation == Activation::kRelu ? std::max(x, 0.f) : x;
 }
+
+// Expects got[o][n] (output operand o, item n of `batch`) within `tolerance`
+// of `activation` applied to expected[n][o]; `mode` says what ran.
+inline void ExpectOutputsNear(const std::string& mode,
+                              const std::vector<std::vector<sftensor>>& got,
+                              const std::vector<std::vector<sftensor>>& expected, size_t batch,
+                              Activation activation, float tolerance) {
+  const size_t outputs = expected.at(0).size();
+  if (got.size() != outputs) {
+    ADD_FAILURE() << mode << ": " << got.size() << " outputs, expected " << outputs;
+    return;
+  }
+  for (size_t o = 0; o < outputs; ++o) {
+    for (size_t n = 0; n < batch; ++n) {
+      const sftensor& want = expected[n][o];
+      const sftensor& item = got[o].at(n);
+      if (item->raw_shapes() != want->raw_shapes()) {
+        ADD_FAILURE() << mode << ", output " << o << ", item " << n << ": shape ("
+                      << fmt::format("{}", fmt::join(item->raw_shapes(), ",")) << "), expected ("
+                      << fmt::format("{}", fmt::join(want->raw_shapes(), ",")) << ")";
+        continue;
+      }
+      const std::vector<float> g = item->values(true), w = want->values(true);
+      float worst = 0;
+      size_t at = 0;
+      for (size_t i = 0; i < w.size(); ++i) {
+        float diff = std::abs(g[i] - Activated(w[i], activation));
+        if (std::isnan(diff)) diff = INFINITY;  // NaN counts as the worst
+        if (diff > worst) worst = diff, at = i;
+      }
+      EXPECT_LE(worst, tolerance) << mode << ", output " << o << ", item " << n
+                                  << ": largest difference at row-major index " << at;
+    }
+  }
+}
+
+// What TestOperator may need besides the operator.
+struct OpTestExtra {
+  size_t outputs = 1;                         // the operator's output operands
+  Activation activation = Activation::kRelu;  // the one put after it (one output only)
+};
 
 // Runs operator `type` with `params` and `attrs` on `inputs` (inputs[i]: the
 // items of input operand i, at least 3, all of one shape) in every mode above
@@ -226,40 +261,20 @@ inline OpTestReport TestOperator(const std::string& type,
           std::vector<std::vector<sftensor>> batches;
           for (const auto& operand : inputs)
             batches.emplace_back(operand.begin(), operand.begin() + batch);
-          const std::vector<std::vector<sftensor>> got = graph.Forward(batches);
+          std::vector<std::vector<sftensor>> got;
+          try {
+            got = graph.Forward(batches);
+          } catch (const std::exception& e) {
+            ADD_FAILURE() << mode << ": " << e.what();
+            continue;
+          }
           ++report.runs;
           if (activated && graph.FindOperator("activation")->output_operand->datas.at(0) ==
                                op->output_operand->datas.at(0)) {
             report.fused = true;
           }
-          if (got.size() != outputs) {
-            ADD_FAILURE() << mode << ": " << got.size() << " outputs, expected " << outputs;
-            continue;
-          }
-          for (size_t o = 0; o < outputs; ++o) {
-            for (size_t n = 0; n < batch; ++n) {
-              const sftensor& want = expected[n][o];
-              const sftensor& item = got[o].at(n);
-              if (item->raw_shapes() != want->raw_shapes()) {
-                ADD_FAILURE() << mode << ", output " << o << ", item " << n << ": shape "
-                              << fmt::format("({})", fmt::join(item->raw_shapes(), ","))
-                              << ", expected "
-                              << fmt::format("({})", fmt::join(want->raw_shapes(), ","));
-                continue;
-              }
-              const std::vector<float> g = item->values(true), w = want->values(true);
-              float worst = 0;
-              size_t at = 0;
-              for (size_t i = 0; i < w.size(); ++i) {
-                float diff =
-                    std::abs(g[i] - (activated ? Activated(w[i], extra.activation) : w[i]));
-                if (std::isnan(diff)) diff = INFINITY;  // NaN counts as the worst
-                if (diff > worst) worst = diff, at = i;
-              }
-              EXPECT_LE(worst, tolerance) << mode << ", output " << o << ", item " << n
-                                          << ": largest difference at row-major index " << at;
-            }
-          }
+          ExpectOutputsNear(mode, got, expected, batch,
+                            activated ? extra.activation : Activation::kNone, tolerance);
         }
       }
     }
