@@ -12,7 +12,7 @@
 // thread runs a loop of independent fused multiply-adds on registers only (12
 // accumulators, enough to keep both FMA pipes of a core busy; AVX-512 where
 // the CPU has it, else AVX2), the best of 5 runs of ~50 ms of its CPU time,
-// times the number of OpenMP threads. A VM's nominal clock does not tell it,
+// times the number of threads. A VM's nominal clock does not tell it,
 // and CPUs differ in FMA pipes per core and in how wide an FMA they run in
 // one step (the peaks measured so far: docs/performance.md#peak). It is
 // printed as `peak_gflops` in the header of the report. The convolutions are
@@ -21,8 +21,9 @@
 //
 //   build/solutions/bin/bench_conv --benchmark_repetitions=3 \
 //       --benchmark_report_aggregates_only=true
-//   OMP_NUM_THREADS=1 build/solutions/bin/bench_conv --benchmark_filter=resnet18
-// Threads: OMP_NUM_THREADS (OpenBLAS always runs single-threaded inside the engine).
+//   build/solutions/bin/bench_conv --threads=1 --benchmark_filter=resnet18
+// Threads: --threads=N, 0 or absent for every core (OpenBLAS always runs
+// single-threaded inside the engine).
 // Routes: by default the 3x3 stride-1 shapes with 16 to 256 channels take the
 // Winograd route and the shapes with at most 256 output positions the direct
 // route (course6_conv/README.md §8; each layer is made for its shape's output
@@ -34,16 +35,18 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 #include <immintrin.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kuiper/layers/convolution.hpp"
+#include "kuiper/parallel.hpp"
 
 namespace kuiper {
 namespace {
@@ -185,24 +188,28 @@ void Convolution(benchmark::State& state, const ConvShape& shape) {
 
 int main(int argc, char** argv) {
   using kuiper::ConvShape;
-  benchmark::Initialize(&argc, argv);
-  // What Google Benchmark left: our one flag.
+  // --threads=N and --conv_route=im2col are ours: taken out before the
+  // benchmark library reads the rest.
+  int kept = 1;
   for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--conv_route=im2col") {
+    const std::string_view arg = argv[i];
+    if (arg.starts_with("--threads=")) {
+      kuiper::SetMaxThreads(std::atoi(argv[i] + 10));
+    } else if (arg == "--conv_route=im2col") {
       kuiper::routes.winograd_conv = kuiper::routes.direct_conv = false;
     } else if (arg != "--conv_route=default") {
-      fmt::print(stderr, "bench_conv: unknown argument '{}' (--conv_route=default|im2col)\n", arg);
-      return 2;
+      argv[kept++] = argv[i];
     }
   }
+  argc = kept;
+  benchmark::Initialize(&argc, argv);
   const double core_peak = kuiper::MeasureCorePeakGflops();
-  kuiper::peak_gflops = core_peak * omp_get_max_threads();
+  kuiper::peak_gflops = core_peak * kuiper::MaxThreads();
   benchmark::AddCustomContext(
       "peak_gflops",
-      fmt::format("{:.1f} = {} OpenMP thread(s) x {:.1f} per core (register-only {} FMA loop, "
+      fmt::format("{:.1f} = {} thread(s) x {:.1f} per core (register-only {} FMA loop, "
                   "best of 5 on one thread, CPU time)",
-                  kuiper::peak_gflops, omp_get_max_threads(), core_peak,
+                  kuiper::peak_gflops, kuiper::MaxThreads(), core_peak,
                   __builtin_cpu_supports("avx512f") ? "AVX-512" : "AVX2"));
   for (const ConvShape& shape : kuiper::kShapes) {
     const std::string name =

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <omp.h>
 #include <unistd.h>
 #ifdef __GLIBC__
 #include <malloc.h>  // malloc_trim
@@ -23,6 +22,7 @@
 #include "kuiper/layers/convolution.hpp"
 #include "kuiper/npy.hpp"
 #include "kuiper/onnx_import.hpp"
+#include "kuiper/parallel.hpp"
 #include "metrics.hpp"
 #include "model_files.hpp"
 #include "postprocess.hpp"
@@ -375,9 +375,9 @@ int Bench(const BenchOptions& options) {
         fmt::format("--batch {} and --runs {} must be >= 1, --warmup {} and --threads {} >= 0",
                     options.batch, options.runs, options.warmup, options.threads));
   }
-  // The engine's threads are OpenMP's, and oneDNN's GEMM runs on the same pool;
-  // OpenBLAS (under Armadillo) stays single-threaded inside them.
-  if (options.threads > 0) omp_set_num_threads(options.threads);
+  // The engine's own threads (parallel.hpp); oneDNN's GEMM and OpenBLAS
+  // (under Armadillo) run single-threaded inside them.
+  if (options.threads > 0) SetMaxThreads(options.threads);
   const RuntimeOptions engine =
       EngineOptions(options.conv_route, !options.no_plan, options.threads);
   const ModelFiles files = ResolveModel(options.model);
@@ -421,11 +421,8 @@ int Bench(const BenchOptions& options) {
   graph->set_profiler(nullptr);
   progress.Clear();
 
-  fmt::print(
-      "{}: batch {}, {} OpenMP thread(s) (oneDNN's GEMM shares them), {} OpenBLAS thread(s), {} "
-      "warm-up + {} timed run(s)\n",
-      files.param, options.batch, omp_get_max_threads(), BlasThreads(), options.warmup,
-      options.runs);
+  fmt::print("{}: batch {}, {} thread(s), {} OpenBLAS thread(s), {} warm-up + {} timed run(s)\n",
+             files.param, options.batch, MaxThreads(), BlasThreads(), options.warmup, options.runs);
   fmt::print("per image: median {:.3f} ms, p90 {:.3f} ms (min {:.3f} ms)\n",
              Quantile(per_image_ms, 0.5), Quantile(per_image_ms, 0.9), Quantile(per_image_ms, 0.0));
   if (graph->buffer_planning()) {

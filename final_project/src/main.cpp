@@ -6,6 +6,7 @@
 //   exit 3  `run --expect`: an output differs from its reference
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <glog/logging.h>
 #include <malloc.h>
 
 #include <CLI/CLI.hpp>
@@ -132,9 +133,7 @@ int main(int argc, char** argv) {
       app.add_subcommand("bench", "Time a model: median and p90 latency per image");
   bench_cmd->add_option("MODEL", bench.model, "model name, folder or .pnnx.param")->required();
   bench_cmd->add_option("--batch", bench.batch, "images per forward pass")->capture_default_str();
-  bench_cmd
-      ->add_option("--threads", bench.threads,
-                   "engine threads: OpenMP, shared by oneDNN's GEMM (0: default)")
+  bench_cmd->add_option("--threads", bench.threads, "engine threads (0: every core)")
       ->capture_default_str();
   bench_cmd->add_option("--warmup", bench.warmup, "untimed runs first")->capture_default_str();
   bench_cmd->add_option("--runs", bench.runs, "timed runs")->capture_default_str();
@@ -156,9 +155,14 @@ int main(int argc, char** argv) {
   graph_cmd->add_option("MODEL", graph.model, "model name, folder or .pnnx.param")->required();
   graph_cmd->add_flag("--dot", graph.dot, "print the graph in Graphviz dot");
 
-  // Every subcommand loads a model, so every one takes the memory limit.
+  // Every subcommand loads a model, so every one takes the memory limit and
+  // shows how the engine builds it.
   uint64_t max_memory = kuiper::kDefaultMemoryLimit;
+  int verbose = 0;
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    sub->add_flag("-v,--verbose", verbose,
+                  "log how the graph is built on stderr: operators, each convolution's route, "
+                  "the buffer plan (-vv: also each operator's time)");
     sub->add_option("--max-memory", max_memory,
                     "refuse a model or input whose shapes need more memory (bytes, or 512M, 8G)")
         ->transform(CLI::AsSizeValue(/*kb_is_1000=*/false))
@@ -177,6 +181,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   kuiper::SetMemoryLimit(max_memory);
+  // The engine logs through glog's verbose levels; glog reads its own flags
+  // (GLOG_v=2, ...) from the environment, and --verbose only raises the level.
+  // A command's log belongs on its terminal, not in files under /tmp.
+  FLAGS_logtostderr = true;
+  FLAGS_v = std::max<int>(FLAGS_v, verbose);
+  google::InitGoogleLogging(argv[0]);
 
   try {
     if (classify_cmd->parsed()) return Classify(classify);

@@ -77,6 +77,35 @@ TEST(Cli, RunMatchesTheReferenceAndExits0) {
   EXPECT_NE(o.out.find(": ok"), std::string::npos) << o.out;
 }
 
+// --verbose is glog's verbose level 1 on stderr: Build's decisions, no timings.
+TEST(Cli, VerboseLogsTheRouteOfEachConvolutionAndNoTimes) {
+  const Outcome o = Kuiper("run " + kFixtures + "tiny_net.pnnx.param " + kFixtures +
+                           "tiny_net.input.npy --verbose");
+  EXPECT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(o.err.find("tiny_net.pnnx.param: convolution 'conv1' (nn.Conv2d) takes the "),
+            std::string::npos)
+      << o.err;
+  EXPECT_NE(o.err.find("tiny_net.pnnx.param: convolution 'conv2' (nn.Conv2d) takes the "),
+            std::string::npos)
+      << o.err;
+  EXPECT_EQ(o.err.find(" took "), std::string::npos) << o.err;
+}
+
+TEST(Cli, DoubleVerboseAlsoTimesEachOperator) {
+  const Outcome o =
+      Kuiper("run " + kFixtures + "tiny_net.pnnx.param " + kFixtures + "tiny_net.input.npy -vv");
+  EXPECT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(o.err.find("tiny_net.pnnx.param: 'fc' (nn.Linear) took "), std::string::npos) << o.err;
+}
+
+// The level is glog's own flag: its environment variable works without the option.
+TEST(Cli, GlogsOwnVerboseVariableWorksWithoutTheOption) {
+  const Outcome o = Kuiper(
+      "run " + kFixtures + "tiny_net.pnnx.param " + kFixtures + "tiny_net.input.npy", "GLOG_v=1");
+  EXPECT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(o.err.find("convolution 'conv1' (nn.Conv2d) takes the "), std::string::npos) << o.err;
+}
+
 TEST(Cli, RunWithAWrongReferenceExits3) {
   NpyArray wrong = LoadNpy(kFixtures + "tiny_net.output.npy");
   wrong.data[3] += 0.5f;

@@ -9,6 +9,7 @@ course6_conv/index.md, docs/instructors.md stays docs/instructors.md. Pages:
   index                the top README, its student part (the sections STUDENT_SECTIONS names)
   courseN_*/index      every lab handout with a README.md, in numeric order
   final_project/index  the final project
+  docs/architecture    docs/architecture.md + .zh-CN.md, when present
   docs/instructors     docs/instructors.md + .zh-CN.md, when present
   docs/operators       docs/operators.md, when present (English in both languages)
 A page without its Chinese file shows the English text in the Chinese site.
@@ -34,7 +35,7 @@ import sys
 LANGS = ("en", "zh")
 # The top README's sections that concern students (title prefixes, both languages).
 STUDENT_SECTIONS = re.compile(
-    r"^(Quick start|For students|The finished engine|快速上手|给学生|完成后的引擎)")
+    r"^(Start here|For students|The finished engine|从这里开始|给学生|完成后的引擎)")
 TIME_SECTION = re.compile(r"^##\s+2\.\s+(Time and difficulty|时间与难度)\s*$")
 HOURS = re.compile(
     r"(\d+(?:\.\d+)?(?:\s*(?:–|-|to|~|～|至|到)\s*\d+(?:\.\d+)?)?)\s*(?:hours?\b|h\b|小时)")
@@ -62,7 +63,7 @@ def find_pages(repo):
     if os.path.isfile(os.path.join(repo, "final_project/README.md")):
         pages.append(("final_project/index", "final",
                       {"en": "final_project/README.md", "zh": "final_project/README.zh-CN.md"}))
-    for name in ("instructors", "operators"):
+    for name in ("architecture", "instructors", "operators"):
         if os.path.isfile(os.path.join(repo, f"docs/{name}.md")):
             pages.append((f"docs/{name}", "doc",
                           {"en": f"docs/{name}.md", "zh": f"docs/{name}.zh-CN.md"}))

@@ -1,9 +1,9 @@
-// Who owns the CPU cores: the engine's OpenMP loops or OpenBLAS's own threads.
+// Who owns the CPU cores: the engine's loops (parallel.hpp) or OpenBLAS's own threads.
 //
-// A layer that runs BLAS calls inside an OpenMP loop must keep BLAS on one
-// thread, or 2 OpenMP threads x 2 OpenBLAS threads fight over 2 cores. The
+// A layer that runs BLAS calls inside a parallel loop must keep BLAS on one
+// thread, or 2 engine threads x 2 OpenBLAS threads fight over 2 cores. The
 // library therefore sets OpenBLAS to one thread when it loads
-// (blas_threads.cpp): OpenMP is the engine's only thread pool.
+// (blas_threads.cpp): the engine's pool is its only one.
 #pragma once
 
 namespace kuiper {

@@ -1,6 +1,11 @@
 // Errors the engine reports for bad input from outside (model files, shapes,
 // expressions, arguments). Every message names where the problem is and what
 // was expected, so the CLI can print it on one line and exit.
+//
+// This is the engine's one error channel: a layer's InferStatus (course 5)
+// becomes a LayerError in RuntimeGraph::Forward, and the invariants of the
+// layer registry throw LayerError too, so a caller catches kuiper::Error and
+// nothing aborts the process.
 #pragma once
 
 #include <stdexcept>
@@ -11,6 +16,12 @@ namespace kuiper {
 class Error : public std::runtime_error {
  public:
   explicit Error(const std::string& message) : std::runtime_error(message) {}
+
+  // Appends " (context)" to the message. Code that knows more about where an
+  // error happened than the code that threw it (the graph knows which
+  // operator was running) catches by reference, adds it and rethrows with
+  // `throw;`, so the exception keeps its type: a ShapeError stays a ShapeError.
+  void AddContext(const std::string& context);
 };
 
 // Thrown by a lab function whose TODO block the student has not filled in yet.

@@ -67,8 +67,10 @@ class RuntimeGraph {
   const RuntimeOptions& options() const { return options_; }
 
   // Runs the graph. inputs[i] is the batch for the i-th pnnx.Input (in file
-  // order); the result holds one batch per pnnx.Output. Throws LayerError
-  // naming the operator whose layer fails.
+  // order); the result holds one batch per pnnx.Output. A layer that fails
+  // ends the run with a kuiper::Error naming the operator, its input shapes
+  // and its declared output shapes: a LayerError for a failed InferStatus,
+  // the layer's own type (ShapeError, NotImplemented, ...) for what it throws.
   std::vector<std::vector<sftensor>> Forward(const std::vector<std::vector<sftensor>>& inputs);
   // The common case of one input and one output.
   std::vector<sftensor> Forward(const std::vector<sftensor>& batch);

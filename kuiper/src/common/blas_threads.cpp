@@ -12,11 +12,11 @@ int openblas_get_num_threads() __attribute__((weak));
 namespace kuiper {
 namespace {
 
-// OpenMP is the engine's one thread pool (batch items, Im2Col columns, GEMM
-// parts, large element-wise loops), and OpenBLAS runs single-threaded inside
-// it. Left at its default, OpenBLAS keeps a pool of its own whose threads
-// busy-wait after every call and take the cores from the next OpenMP loop
-// (docs/performance.md#layer-kernels).
+// The engine's pool (parallel.hpp) is its one set of threads (batch items,
+// Im2Col columns, GEMM parts, large element-wise loops), and OpenBLAS runs
+// single-threaded inside it. Left at its default, OpenBLAS keeps a pool of its
+// own whose threads busy-wait after every call and take the cores from the
+// next loop (docs/performance.md#layer-kernels).
 // Set once when the library loads (OpenBLAS has initialised by then).
 const int kSingleThreadedBlas = [] {
   if (openblas_set_num_threads) openblas_set_num_threads(1);

@@ -4,6 +4,11 @@
 
 namespace kuiper {
 
+void Error::AddContext(const std::string& context) {
+  // Only the std::runtime_error part is replaced: the dynamic type stays.
+  std::runtime_error::operator=(std::runtime_error(fmt::format("{} ({})", what(), context)));
+}
+
 NotImplemented::NotImplemented(const std::string& lab, const std::string& what,
                                const std::string& file, int line)
     : Error(fmt::format("NotImplemented: {} TODO '{}' is not written yet ({}:{})", lab, what, file,

@@ -1,10 +1,10 @@
 // nn.AdaptiveAvgPool2d and F.adaptive_avg_pool2d: output cell i averages the
 // input over [floor(i * in / out), ceil((i + 1) * in / out)), as PyTorch does.
 #include <fmt/format.h>
-#include <omp.h>
 
 #include "conv_pool_common.hpp"
 #include "kuiper/error.hpp"
+#include "kuiper/parallel.hpp"
 
 namespace kuiper {
 namespace {
@@ -29,8 +29,7 @@ class AdaptiveAvgPoolingLayer : public Layer {
       EnsureOutput(outputs[n], {input.channels(), out_h, out_w});
       ftensor& output = *outputs[n];
       const uint64_t in_h = input.rows(), in_w = input.cols();
-#pragma omp parallel for schedule(static) if (!omp_in_parallel())
-      for (uint32_t c = 0; c < input.channels(); ++c) {
+      ParallelFor(input.channels(), [&](int64_t c) {
         for (uint64_t ox = 0; ox < out_w; ++ox) {
           const uint64_t x0 = ox * in_w / out_w, x1 = ((ox + 1) * in_w + out_w - 1) / out_w;
           for (uint64_t oy = 0; oy < out_h; ++oy) {
@@ -39,7 +38,7 @@ class AdaptiveAvgPoolingLayer : public Layer {
             output.at(c, oy, ox) = sum / static_cast<float>((y1 - y0) * (x1 - x0));
           }
         }
-      }
+      });
     }
     return InferStatus::kInferSuccess;
   }

@@ -1,13 +1,13 @@
 // nn.AvgPool2d. The windows are clipped to the input instead of padded, since
 // count_include_pad decides whether the padding counts in the divisor.
 #include <fmt/format.h>
-#include <omp.h>
 
 #include <algorithm>
 
 #include "conv_pool_common.hpp"
 #include "kuiper/error.hpp"
 #include "kuiper/layers/pooling.hpp"
+#include "kuiper/parallel.hpp"
 
 namespace kuiper {
 namespace {
@@ -58,8 +58,7 @@ class AvgPoolingLayer : public Layer {
 
   void Pool(const ftensor& input, ftensor& output) const {
     const uint32_t out_h = output.rows(), out_w = output.cols();
-#pragma omp parallel for schedule(static) if (!omp_in_parallel())
-    for (uint32_t c = 0; c < input.channels(); ++c) {
+    ParallelFor(input.channels(), [&](int64_t c) {
       const arma::fmat& in = input.slice(c);
       arma::fmat& out = output.slice(c);
       for (uint32_t ox = 0; ox < out_w; ++ox) {
@@ -76,7 +75,7 @@ class AvgPoolingLayer : public Layer {
           out.at(oy, ox) = sum / static_cast<float>(count);
         }
       }
-    }
+    });
   }
 
   std::array<uint32_t, 2> kernel_, stride_, padding_;

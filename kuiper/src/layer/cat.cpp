@@ -4,6 +4,7 @@
 
 #include "item_axis.hpp"
 #include "kuiper/layer.hpp"
+#include "kuiper/parallel.hpp"
 
 namespace kuiper {
 namespace {
@@ -48,9 +49,8 @@ class CatLayer : public Layer {
     // graph's buffer plan lays it there when it can (runtime_graph.cpp,
     // "Joins in place"): such a part is not copied.
     const bool ranges = dim == 1 && rank >= 3;
-    const int copies = static_cast<int>(batch * operands);
-#pragma omp parallel for schedule(dynamic)
-    for (int copy = 0; copy < copies; ++copy) {
+    // Each copy its own part: copies differ in size, and threads claim them one at a time.
+    ParallelForEach(static_cast<int64_t>(batch * operands), [&](int64_t copy) {
       const size_t i = copy / operands, k = copy % operands;
       uint32_t offset = 0;  // where part k starts along the joined dimension
       size_t floats = 0;    // and in the item's memory, for `ranges`
@@ -59,11 +59,11 @@ class CatLayer : public Layer {
         floats += inputs[before * batch + i]->size();
       }
       const ftensor& part = *inputs[k * batch + i];
-      if (ranges && part.raw_ptr() == outputs[i]->raw_ptr() + floats) continue;
+      if (ranges && part.raw_ptr() == outputs[i]->raw_ptr() + floats) return;
       const uint32_t size = part.raw_shapes()[dim - 1];
       CopyAlongAxis(LocateAxis(part.raw_shapes(), dim - 1), part.data(), size, 0, 1,
                     outputs[i]->data(), shapes[i][dim - 1], offset, size);
-    }
+    });
     return InferStatus::kInferSuccess;
   }
 

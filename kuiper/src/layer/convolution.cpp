@@ -3,13 +3,12 @@
 #include "kuiper/layers/convolution.hpp"
 
 #include <fmt/format.h>
-#include <omp.h>
 
 #include <algorithm>
-#include <exception>
 
 #include "conv_pool_common.hpp"
 #include "kuiper/error.hpp"
+#include "kuiper/parallel.hpp"
 
 namespace kuiper {
 
@@ -101,19 +100,8 @@ InferStatus ConvolutionLayer::Forward(const std::vector<sftensor>& inputs,
     ComputeGroups(*inputs[0], *outputs[0]);
     return InferStatus::kInferSuccess;
   }
-  // Several items: one per OpenMP thread; inside, everything runs on that thread.
-  std::exception_ptr error;
-#pragma omp parallel for schedule(static) num_threads(std::min(batch, omp_get_max_threads()))
-  for (int i = 0; i < batch; ++i) {
-    // An exception must not leave an OpenMP region: keep the first one.
-    try {
-      ComputeGroups(*inputs[i], *outputs[i]);
-    } catch (...) {
-#pragma omp critical(kuiper_convolution_error)
-      if (!error) error = std::current_exception();
-    }
-  }
-  if (error) std::rethrow_exception(error);
+  // Several items: one per thread; inside, everything runs on that thread.
+  ParallelForEach(batch, [&](int64_t i) { ComputeGroups(*inputs[i], *outputs[i]); });
   return InferStatus::kInferSuccess;
 }
 

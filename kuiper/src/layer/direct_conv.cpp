@@ -29,7 +29,6 @@
 // blocks of 64 taps the PNNX zoo's YOLOv5s ended past its bound; see
 // docs/performance.md#direct-constants). Both kinds of tile add the same
 // products in the same order: the same bits.
-#include <omp.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -42,6 +41,7 @@
 #include "avx512.hpp"
 #include "kuiper/error.hpp"
 #include "kuiper/layers/convolution.hpp"
+#include "kuiper/parallel.hpp"
 
 namespace kuiper {
 
@@ -461,17 +461,15 @@ void DirectMultiplyInto(const Im2ColMatrix& a, const DirectKernels& kernels, flo
     }
   }
 
-  const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  const int threads = MaxThreads();
   const auto scratch =
       std::make_unique_for_overwrite<float[]>(threads * (window_floats + sums_floats));
   const float* group_input = input.slice(a.first_channel()).memptr();
-#pragma omp parallel num_threads(threads) if (threads > 1)
-  {
-    float* window = scratch.get() + omp_get_thread_num() * (window_floats + sums_floats);
+  ParallelRanges(ranges * blocks, threads, [&](int64_t first, int64_t last, int slot) {
+    float* window = scratch.get() + slot * (window_floats + sums_floats);
     float* sums = window + window_floats;
     int64_t copied = -1;  // the range whose window this thread holds
-#pragma omp for schedule(static)
-    for (int64_t task = 0; task < ranges * blocks; ++task) {
+    for (int64_t task = first; task < last; ++task) {
       const int64_t r = task / blocks, b = task % blocks;
       const int64_t ox0 = out_w * r / ranges, ox1 = out_w * (r + 1) / ranges;
       if (r != copied) {
@@ -504,7 +502,7 @@ void DirectMultiplyInto(const Im2ColMatrix& a, const DirectKernels& kernels, flo
       DirectRange(g, w, width / kLanes, (ox1 - ox0) * out_h, sums, out, m, bias,
                   epilogue.activation);
     }
-  }
+  });
 #else
   MultiplyInto(a, kernels.Matrix(), product, epilogue);
 #endif

@@ -18,18 +18,15 @@ InferStatus ElementwiseLayer::Forward(const std::vector<sftensor>& inputs,
   const InferStatus status = CheckOneToOne(inputs, outputs);
   if (status != InferStatus::kInferSuccess) return status;
   const int batch = static_cast<int>(inputs.size());
-  // Allocation touches shared_ptr slots only; done before the parallel loop
-  // so the loop itself cannot throw.
+  // Allocation touches shared_ptr slots only; done before the parallel loop.
   for (int i = 0; i < batch; ++i) EnsureOutput(outputs[i], inputs[i]->raw_shapes());
   if (batch == 1) {
-    // Not an inactive `omp parallel if(...)` region: libgomp gives a region
-    // nested in one a fresh team of threads every time, which made ReLU many
-    // times slower (docs/performance.md#layer-kernels).
+    // Not a loop of one item: inside a loop's body, MapElements would run on
+    // one thread.
     Apply(*inputs[0], *outputs[0]);
     return InferStatus::kInferSuccess;
   }
-#pragma omp parallel for
-  for (int i = 0; i < batch; ++i) Apply(*inputs[i], *outputs[i]);
+  ParallelForEach(batch, [&](int64_t i) { Apply(*inputs[i], *outputs[i]); });
   return InferStatus::kInferSuccess;
 }
 

@@ -3,17 +3,16 @@
 // the unfolding itself (Im2ColMatrix::FillBlock, course6_conv/src/im2col_unfold.cpp)
 // and combines these per group (ConvolutionLayer::ComputeGroups).
 #include <fmt/format.h>
-#include <omp.h>
 #include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
 #include <cstdlib>
-#include <exception>
 #include <memory>
 #include <string_view>
 
 #include "kuiper/error.hpp"
 #include "kuiper/layers/convolution.hpp"
+#include "kuiper/parallel.hpp"
 
 namespace kuiper {
 
@@ -37,15 +36,14 @@ namespace {
 // (0.3.21) predates the newest CPUs, and the course's machines pin it to its
 // AVX2 (Haswell) kernels with OPENBLAS_CORETYPE, where oneDNN doubled the
 // convolutions' speed (docs/performance.md#onednn). It is the
-// library PyTorch's own convolutions use. Inside an OpenMP region it runs on
-// the calling thread; outside one it shares the work among the OpenMP threads.
+// library PyTorch's own convolutions use. It runs on the calling thread: the
+// engine's loops (parallel.hpp) keep oneDNN's OpenMP to one thread.
 // dnnl_sgemm is row-major: column-major C = A * B is row-major C' = B' * A'.
 void Gemm(const float* a, int64_t m, int64_t lda, const arma::fmat& b, float* c, int64_t ldc,
           const Epilogue& epilogue) {
   const int64_t k = b.n_rows, n = b.n_cols;
   dnnl_sgemm('N', 'N', n, m, k, 1.f, b.memptr(), std::max<int64_t>(k, 1), a, lda, 0.f, c, ldc);
   if (!epilogue.bias && epilogue.activation == Activation::kNone) return;
-#pragma omp parallel for schedule(static) if (m * n >= (1 << 15) && !omp_in_parallel())
   for (int64_t col = 0; col < n; ++col) {
     const float bias = epilogue.bias ? epilogue.bias[col] : 0.f;
     AddBiasAndActivate(c + col * ldc, m, bias, epilogue.activation);
@@ -58,16 +56,25 @@ void Gemm(const float* a, int64_t m, int64_t lda, const arma::fmat& b, float* c,
 // products are cut at multiples of 48 rows (docs/performance.md#gemm-rows).
 constexpr int64_t kGemmRows = 48;
 
-// a (m x b.n_rows at `a`, column-major) * b into `product`, as GEMMs that
-// oneDNN shares among the threads: for a product too small to be cut into
-// blocks, its own split (rows, columns or the inner dimension) beats ours
-// (docs/performance.md#gemm-rows). The rows past the last multiple of 48 are a
-// second GEMM (see kGemmRows).
+// a (m x b.n_rows at `a`, column-major) * b into `product`, too small a
+// product to cut into blocks of rows: shared among the threads by output
+// columns (b's columns), in whole units of 16 (a vector of the GEMM kernel).
+// The rows past the last multiple of 48 are a second GEMM (see kGemmRows).
 void WholeGemm(const float* a, int64_t m, const arma::fmat& b, float* product,
                const Epilogue& epilogue) {
   const int64_t whole = m > kGemmRows ? m / kGemmRows * kGemmRows : m;
-  Gemm(a, whole, m, b, product, m, epilogue);
-  if (whole < m) Gemm(a + whole, m - whole, m, b, product + whole, m, epilogue);
+  const int64_t n = b.n_cols, units = (n + 15) / 16;
+  const bool worth_splitting = m * n * static_cast<int64_t>(b.n_rows) >= (int64_t{1} << 18);
+  ParallelRanges(units, worth_splitting ? MaxThreads() : 1, [&](int64_t begin, int64_t end, int) {
+    const int64_t first = begin * 16, cols = std::min(end * 16, n) - first;
+    // A view of b's columns first .. first + cols, which are contiguous.
+    const arma::fmat part(const_cast<float*>(b.colptr(first)), b.n_rows, cols,
+                          /*copy_aux_mem=*/false, /*strict=*/true);
+    Epilogue mine = epilogue;
+    if (mine.bias) mine.bias += first;
+    Gemm(a, whole, m, part, product + first * m, m, mine);
+    if (whole < m) Gemm(a + whole, m - whole, m, part, product + first * m + whole, m, mine);
+  });
 }
 
 void CheckInnerSizes(uint64_t a_rows, uint64_t a_cols, const arma::fmat& b) {
@@ -108,20 +115,10 @@ arma::fmat Im2ColMatrix::ToMatrix() const {
   // A 1x1 kernel's matrix is the input itself (the route that never calls FillBlock).
   if (const float* in_place = InPlace()) return arma::fmat(in_place, rows, cols);
   arma::fmat matrix(rows, cols, arma::fill::none);  // every element is written below
-  // Every column is independent: share them out among the threads. FillBlock
-  // is lab code and may throw (NotImplemented); an exception must not leave
-  // an OpenMP region, so the first one is kept and rethrown after it.
-  std::exception_ptr error;
-#pragma omp parallel for schedule(static) if (rows * cols >= (1 << 15) && !omp_in_parallel())
-  for (int64_t col = 0; col < cols; ++col) {
-    try {
-      FillBlock(0, rows, col, col + 1, matrix.colptr(col));
-    } catch (...) {
-#pragma omp critical(kuiper_im2col_error)
-      if (!error) error = std::current_exception();
-    }
-  }
-  if (error) std::rethrow_exception(error);
+  // Every column is independent: share them out among the threads.
+  ParallelFor(
+      cols, [&](int64_t col) { FillBlock(0, rows, col, col + 1, matrix.colptr(col)); },
+      rows * cols >= (1 << 15));
   return matrix;
 }
 
@@ -142,7 +139,7 @@ void MultiplyInto(const Im2ColMatrix& a, const arma::fmat& b, float* product,
   // L2), but at least 256 rows for the GEMM to run at speed. The block count is
   // a multiple of the thread count so every thread gets the same share, and
   // blocks are whole units of 48 rows (kGemmRows) but for the last.
-  const int threads = omp_get_max_threads();
+  const int threads = MaxThreads();
   const int64_t target_rows = std::max<int64_t>(256, (int64_t{1} << 17) / std::max<int64_t>(k, 1));
   int64_t blocks = (m + target_rows - 1) / target_rows;
   if (blocks < 2 * threads) {
@@ -152,31 +149,21 @@ void MultiplyInto(const Im2ColMatrix& a, const arma::fmat& b, float* product,
   blocks = (blocks + threads - 1) / threads * threads;
   const int64_t units = (m + kGemmRows - 1) / kGemmRows;
   const int64_t max_rows = (units + blocks - 1) / blocks * kGemmRows;
-  // One buffer per thread, allocated here: nothing may throw inside the region
-  // but the lab's FillBlock, whose exception is kept and rethrown after it.
+  // One buffer per thread, allocated before the loop.
   const auto buffers =
       std::make_unique_for_overwrite<float[]>(in_place ? 0 : threads * max_rows * k);
-  std::exception_ptr error;
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (int64_t t = 0; t < blocks; ++t) {
+  ParallelRanges(blocks, blocks, [&](int64_t t, int64_t, int slot) {
     const int64_t first = std::min(m, units * t / blocks * kGemmRows);
     const int64_t rows = std::min(m, units * (t + 1) / blocks * kGemmRows) - first;
-    if (rows <= 0) continue;  // more blocks than 48-row units
-    if (in_place) {           // a 1x1 kernel: the block is rows of the input itself
+    if (rows <= 0) return;  // more blocks than 48-row units
+    if (in_place) {         // a 1x1 kernel: the block is rows of the input itself
       Gemm(in_place + first, rows, m, b, product + first, m, epilogue);
-      continue;
+      return;
     }
-    float* buffer = buffers.get() + omp_get_thread_num() * max_rows * k;
-    try {
-      a.FillBlock(first, rows, 0, k, buffer);
-    } catch (...) {
-#pragma omp critical(kuiper_im2col_error)
-      if (!error) error = std::current_exception();
-      continue;
-    }
+    float* buffer = buffers.get() + slot * max_rows * k;
+    a.FillBlock(first, rows, 0, k, buffer);
     Gemm(buffer, rows, rows, b, product + first, m, epilogue);
-  }
-  if (error) std::rethrow_exception(error);
+  });
 }
 
 GroupKernels::GroupKernels(arma::fmat matrix, const ConvParams& p, uint64_t expected_positions,

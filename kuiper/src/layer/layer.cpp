@@ -2,10 +2,11 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <glog/logging.h>
 
 #include <algorithm>
 #include <map>
+
+#include "kuiper/error.hpp"
 
 namespace kuiper {
 
@@ -30,13 +31,19 @@ const char* InferStatusName(InferStatus status) {
 }
 
 InferStatus Layer::Forward() {
-  CHECK(runtime_operator_ != nullptr) << "layer " << layer_name_ << " has no operator";
+  if (runtime_operator_ == nullptr) {
+    throw LayerError(fmt::format("layer '{}' has no operator: set_runtime_operator was not called",
+                                 layer_name_));
+  }
   std::vector<sftensor> inputs;
   for (const RuntimeOperand* operand : runtime_operator_->input_operands) {
     inputs.insert(inputs.end(), operand->datas.begin(), operand->datas.end());
   }
   const std::vector<RuntimeOperand*>& operands = runtime_operator_->output_operands;
-  CHECK(!operands.empty()) << "layer " << layer_name_ << " has no output operand";
+  if (operands.empty()) {
+    throw LayerError(fmt::format("operator '{}' ({}) has no output operand to run into",
+                                 runtime_operator_->name, runtime_operator_->type));
+  }
   // One output: the layer writes straight into the operand's slots.
   if (operands.size() == 1) return Forward(inputs, operands[0]->datas);
   // Several: their slots one operand after another, like the inputs, then back.
@@ -74,9 +81,12 @@ std::map<std::string, LayerCreator>& Registry() {
 }  // namespace
 
 void LayerRegisterer::RegisterCreator(const std::string& type, LayerCreator creator) {
-  CHECK(creator) << "empty creator for " << type;
-  const bool inserted = Registry().emplace(type, std::move(creator)).second;
-  CHECK(inserted) << "layer type " << type << " is registered twice";
+  // Registrations run before main, where a throw ends the program with its
+  // message: a broken registration is found at the first start, never later.
+  if (!creator) throw LayerError(fmt::format("layer type '{}': the creator is empty", type));
+  if (!Registry().emplace(type, std::move(creator)).second) {
+    throw LayerError(fmt::format("layer type '{}' is registered twice", type));
+  }
 }
 
 std::unique_ptr<Layer> LayerRegisterer::CreateLayer(const RuntimeOperator& op) {

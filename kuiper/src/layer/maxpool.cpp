@@ -1,7 +1,6 @@
 // nn.MaxPool2d and F.max_pool2d. The padding comes from lab course2's
 // Tensor::Padding with -infinity, which no window maximum can pick.
 #include <fmt/format.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <exception>
@@ -11,6 +10,7 @@
 #include "conv_pool_common.hpp"
 #include "kuiper/error.hpp"
 #include "kuiper/layers/pooling.hpp"
+#include "kuiper/parallel.hpp"
 
 namespace kuiper {
 
@@ -142,28 +142,18 @@ class MaxPoolingLayer : public Layer {
     const bool pad = padding_[0] || padding_[1] || extra_h || extra_w;
     const std::vector<uint32_t> pads = {padding_[0], padding_[0] + extra_h, padding_[1],
                                         padding_[1] + extra_w};
-    const int channels = static_cast<int>(input.channels());
-    std::exception_ptr error;
     // Channel by channel: a padded copy of one channel (the input may be read
     // by other layers too) is still in the cache when its windows read it.
-#pragma omp parallel for schedule(static) if (!omp_in_parallel())
-    for (int c = 0; c < channels; ++c) {
+    ParallelFor(input.channels(), [&](int64_t c) {
       if (!pad) {
         PoolChannel(input.slice(c), output.slice(c));
-        continue;
+        return;
       }
-      // An exception must not leave an OpenMP region: keep the first one.
-      try {
-        ftensor channel(1, input.rows(), input.cols());
-        channel.slice(0) = input.slice(c);
-        channel.Padding(pads, -std::numeric_limits<float>::infinity());
-        PoolChannel(channel.slice(0), output.slice(c));
-      } catch (...) {
-#pragma omp critical(kuiper_maxpool_error)
-        if (!error) error = std::current_exception();
-      }
-    }
-    if (error) std::rethrow_exception(error);
+      ftensor channel(1, input.rows(), input.cols());
+      channel.slice(0) = input.slice(c);
+      channel.Padding(pads, -std::numeric_limits<float>::infinity());
+      PoolChannel(channel.slice(0), output.slice(c));
+    });
   }
 
   std::array<uint32_t, 2> kernel_, stride_, padding_, dilation_;

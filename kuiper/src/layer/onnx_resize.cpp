@@ -16,6 +16,7 @@
 
 #include "kuiper/layers/elementwise.hpp"
 #include "kuiper/layers/resize.hpp"
+#include "kuiper/parallel.hpp"
 
 namespace kuiper {
 namespace {
@@ -53,8 +54,7 @@ class OnnxResizeLayer : public Layer {
       resize(0);
       return InferStatus::kInferSuccess;
     }
-#pragma omp parallel for
-    for (int i = 0; i < static_cast<int>(inputs.size()); ++i) resize(i);
+    ParallelForEach(static_cast<int64_t>(inputs.size()), resize);
     return InferStatus::kInferSuccess;
   }
 

@@ -1,10 +1,10 @@
 #include "kuiper/layers/resize.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <vector>
+
+#include "kuiper/parallel.hpp"
 
 namespace kuiper {
 
@@ -119,12 +119,10 @@ CubicTaps ComputeCubicTaps(CoordinateMode mode, float scale, uint32_t in_size, u
 }
 
 // fn(input channel, output channel) for every channel, shared among the
-// threads (unless already inside a parallel region: a batch item).
+// threads (on the calling thread inside a batch loop's body).
 template <typename Fn>
 void ForEachChannel(const ftensor& input, ftensor& output, const Fn& fn) {
-  const int channels = static_cast<int>(input.channels());
-#pragma omp parallel for schedule(static) if (!omp_in_parallel())
-  for (int c = 0; c < channels; ++c) fn(input.slice(c), output.slice(c));
+  ParallelFor(input.channels(), [&](int64_t c) { fn(input.slice(c), output.slice(c)); });
 }
 
 }  // namespace

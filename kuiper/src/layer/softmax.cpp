@@ -8,6 +8,7 @@
 
 #include "item_axis.hpp"
 #include "kuiper/layers/elementwise.hpp"
+#include "kuiper/parallel.hpp"
 
 namespace kuiper {
 namespace {
@@ -28,10 +29,8 @@ class SoftmaxLayer : public Layer {
       axes.push_back(LocateAxis(input->raw_shapes(), dim - 1));
     }
     for (size_t i = 0; i < inputs.size(); ++i) EnsureOutput(outputs[i], inputs[i]->raw_shapes());
-#pragma omp parallel for
-    for (int i = 0; i < static_cast<int>(inputs.size()); ++i) {
-      Softmax(*inputs[i], axes[i], *outputs[i]);
-    }
+    ParallelForEach(static_cast<int64_t>(inputs.size()),
+                    [&](int64_t i) { Softmax(*inputs[i], axes[i], *outputs[i]); });
     return InferStatus::kInferSuccess;
   }
 

@@ -26,7 +26,6 @@
 // chunks that the threads share; otherwise (small images, many channels) the
 // whole image is one chunk and the threads share each step instead, so the
 // kernels are read once.
-#include <omp.h>
 #include <oneapi/dnnl/dnnl.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -38,6 +37,7 @@
 #include "avx512.hpp"
 #include "kuiper/error.hpp"
 #include "kuiper/layers/convolution.hpp"
+#include "kuiper/parallel.hpp"
 
 namespace kuiper {
 
@@ -566,7 +566,7 @@ void WinogradMultiplyInto(const Im2ColMatrix& a, const WinogradKernels& kernels,
   // Floats of V and M per tile, and of all 16 U_e.
   const int64_t per_tile = kWinogradElements * (g.in_channels + g.out_channels);
   const int64_t kernel_floats = kWinogradElements * g.in_channels * g.out_channels;
-  const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  const int threads = MaxThreads();
   // About 2 MB of V and M per chunk, in whole tile columns (512 KB, which
   // stays in L2, made the GEMMs too small: each partial sum is one call; see
   // docs/performance.md#winograd-internals); the whole image as one chunk when
@@ -608,27 +608,31 @@ void WinogradMultiplyInto(const Im2ColMatrix& a, const WinogradKernels& kernels,
   };
 
   if (!whole) {
-#pragma omp parallel for schedule(static) num_threads(threads)
-    for (int64_t i = 0; i < chunks; ++i) {
-      float* mine = scratch.get() + omp_get_thread_num() * (vm_floats + tmp_floats);
-      const WinogradChunk k = chunk_at(i, mine, mine + vm_floats);
-      for (int64_t c = 0; c < g.in_channels; ++c) WinogradInput(g, k, c);
-      for (int64_t e = 0; e < kWinogradElements; ++e) WinogradGemm(g, k, u, e);
-      for (int64_t o = 0; o < g.out_channels; ++o) WinogradOutput(g, k, o, product, epilogue);
-    }
+    // A chunk per part: a thread that falls behind leaves its chunks to the others.
+    ParallelRanges(chunks, chunks, [&](int64_t begin, int64_t end, int slot) {
+      float* mine = scratch.get() + slot * (vm_floats + tmp_floats);
+      for (int64_t i = begin; i < end; ++i) {
+        const WinogradChunk k = chunk_at(i, mine, mine + vm_floats);
+        for (int64_t c = 0; c < g.in_channels; ++c) WinogradInput(g, k, c);
+        for (int64_t e = 0; e < kWinogradElements; ++e) WinogradGemm(g, k, u, e);
+        for (int64_t o = 0; o < g.out_channels; ++o) WinogradOutput(g, k, o, product, epilogue);
+      }
+    });
     return;
   }
-#pragma omp parallel num_threads(threads)
-  {
-    const WinogradChunk k =
-        chunk_at(0, scratch.get(), scratch.get() + vm_floats + omp_get_thread_num() * tmp_floats);
-#pragma omp for schedule(static)
-    for (int64_t c = 0; c < g.in_channels; ++c) WinogradInput(g, k, c);
-#pragma omp for schedule(static)
-    for (int64_t e = 0; e < kWinogradElements; ++e) WinogradGemm(g, k, u, e);
-#pragma omp for schedule(static)
-    for (int64_t o = 0; o < g.out_channels; ++o) WinogradOutput(g, k, o, product, epilogue);
-  }
+  // One chunk: its three steps each shared among the threads, the columns of
+  // the transforms per thread.
+  const auto step = [&](int64_t count, const auto& run) {
+    ParallelRanges(count, threads, [&](int64_t begin, int64_t end, int slot) {
+      const WinogradChunk k =
+          chunk_at(0, scratch.get(), scratch.get() + vm_floats + slot * tmp_floats);
+      for (int64_t i = begin; i < end; ++i) run(k, i);
+    });
+  };
+  step(g.in_channels, [&](const WinogradChunk& k, int64_t c) { WinogradInput(g, k, c); });
+  step(kWinogradElements, [&](const WinogradChunk& k, int64_t e) { WinogradGemm(g, k, u, e); });
+  step(g.out_channels,
+       [&](const WinogradChunk& k, int64_t o) { WinogradOutput(g, k, o, product, epilogue); });
 }
 
 }  // namespace kuiper

@@ -29,6 +29,7 @@
 #include "kuiper/layer.hpp"
 #include "kuiper/layers/convolution.hpp"
 #include "kuiper/layers/sigmoid.hpp"
+#include "kuiper/parallel.hpp"
 
 namespace kuiper {
 namespace {
@@ -80,8 +81,7 @@ class DetectLayer : public Layer {
       decode_item(0);
       return InferStatus::kInferSuccess;
     }
-#pragma omp parallel for
-    for (int i = 0; i < static_cast<int>(batch); ++i) decode_item(i);
+    ParallelForEach(static_cast<int64_t>(batch), decode_item);
     return InferStatus::kInferSuccess;
   }
 
@@ -101,8 +101,7 @@ class DetectLayer : public Layer {
     // both are walked in memory order. The pairs are independent: a single
     // item shares them out among the threads.
     const int pairs = static_cast<int>(na_ * no_);
-#pragma omp parallel for schedule(static)
-    for (int pair = 0; pair < pairs; ++pair) {
+    ParallelFor(pairs, [&](int64_t pair) {
       const uint32_t a = pair / no_, k = pair % no_;
       const float anchor = level.anchors[2 * a + (k == 3 ? 1 : 0)];
       const float bias = level.bias(pair);
@@ -118,7 +117,7 @@ class DetectLayer : public Layer {
           column[cy * w + cx] = value;
         }
       }
-    }
+    });
     row += na_ * h * w;
     return row;
   }

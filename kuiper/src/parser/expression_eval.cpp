@@ -4,7 +4,6 @@
 // lab course7_expression's EvaluateReversePolish.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -13,14 +12,15 @@
 
 #include "kuiper/error.hpp"
 #include "kuiper/expression.hpp"
+#include "kuiper/parallel.hpp"
 
 namespace kuiper {
 
 namespace {
 
-// Large element-wise loops share their elements among the threads, unless
-// they already run inside a parallel region (one batch item per thread).
-bool SplitElements(uint32_t size) { return size >= (1u << 16) && !omp_in_parallel(); }
+// Large element-wise loops share their elements among the threads (inside a
+// batch loop's body they run on the calling thread: parallel.hpp).
+bool SplitElements(int64_t size) { return size >= (int64_t{1} << 16); }
 
 // Storage strides of each dimension of `t` seen as a tensor of `rank`
 // dimensions (rank >= t's rank) under NumPy broadcasting: the shape is
@@ -53,8 +53,8 @@ void Broadcast(const ftensor& a, const ftensor& b, ftensor& out, Op op) {
   float* z = out.raw_ptr();
   if (a.shapes() == b.shapes()) {  // the common case: no index arithmetic
     const int64_t size = out.size();
-#pragma omp parallel for schedule(static) if (SplitElements(size))
-    for (int64_t i = 0; i < size; ++i) z[i] = op(x[i], y[i]);
+    ParallelFor(
+        size, [&](int64_t i) { z[i] = op(x[i], y[i]); }, SplitElements(size));
     return;
   }
   const std::vector<uint32_t>& shape = out.raw_shapes();
@@ -157,27 +157,16 @@ sftensor Map(const sftensor& input, Op op) {
   const float* x = input->raw_ptr();
   float* y = out->raw_ptr();
   const int64_t size = input->size();
-#pragma omp parallel for schedule(static) if (SplitElements(size))
-  for (int64_t i = 0; i < size; ++i) y[i] = op(x[i]);
+  ParallelFor(
+      size, [&](int64_t i) { y[i] = op(x[i]); }, SplitElements(size));
   return out;
 }
 
-// Runs fn(i) for every item in parallel. An exception cannot leave an OpenMP
-// loop, so the first one is kept and rethrown afterwards.
+// Runs fn(i) for every item, items in parallel.
 template <typename Fn>
 void ForEachItem(size_t batch, Fn fn) {
   if (batch == 1) return fn(0);  // the element loops share one item among the threads
-  std::exception_ptr error;
-#pragma omp parallel for
-  for (int i = 0; i < static_cast<int>(batch); ++i) {
-    try {
-      fn(i);
-    } catch (...) {
-#pragma omp critical
-      if (!error) error = std::current_exception();
-    }
-  }
-  if (error) std::rethrow_exception(error);
+  ParallelForEach(static_cast<int64_t>(batch), fn);
 }
 
 }  // namespace

@@ -1,14 +1,18 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <glog/logging.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <limits>
+#include <map>
 #include <set>
+#include <string>
 
 #include "kuiper/graph.hpp"
 #include "kuiper/layer.hpp"
+#include "kuiper/layers/convolution.hpp"
 #include "kuiper/memory_limit.hpp"
 
 namespace kuiper {
@@ -22,7 +26,71 @@ std::string Describe(const RuntimeOperator& op) {
   return fmt::format("'{}' ({})", op.name, op.type);
 }
 
+// What an operator was given and what the model says it makes, for its
+// errors: "input shapes (1,3,8,8) of rank 4; declared output shapes (1,4,8,8)".
+// The inputs as run (batch first, with the rank: a layer that needs
+// N x C x H x W names no rank itself when given another), the outputs as
+// declared (`?` for a dynamic dimension).
+std::string OperatorShapes(const RuntimeOperator& op) {
+  std::vector<std::string> inputs;
+  for (const RuntimeOperand* operand : op.input_operands) {
+    const sftensor& item = operand->datas.empty() ? nullptr : operand->datas.front();
+    inputs.push_back(item ? fmt::format("({},{}) of rank {}", operand->datas.size(),
+                                        fmt::join(item->raw_shapes(), ","),
+                                        item->raw_shapes().size() + 1)
+                          : "(none)");
+  }
+  std::vector<std::string> outputs;
+  for (const RuntimeOperand* operand : op.output_operands) {
+    std::vector<std::string> dims;
+    for (int dim : operand->shapes) dims.push_back(dim < 0 ? "?" : std::to_string(dim));
+    outputs.push_back(dims.empty() ? "(unknown)" : fmt::format("({})", fmt::join(dims, ",")));
+  }
+  return fmt::format("input shapes {}; declared output shapes {}", fmt::join(inputs, ", "),
+                     fmt::join(outputs, ", "));
+}
+
+// Runs the operator's layer. Whatever goes wrong leaves as a kuiper::Error
+// that names the operator and its shapes: a failed InferStatus becomes a
+// LayerError, and an Error thrown inside the layer (a tensor's ShapeError, an
+// unwritten lab's NotImplemented) keeps its type and gains the operator.
+void RunLayer(RuntimeOperator& op) {
+  InferStatus status;
+  try {
+    status = op.layer->Forward();
+  } catch (Error& error) {
+    error.AddContext(fmt::format("in operator {}; {}", Describe(op), OperatorShapes(op)));
+    throw;
+  }
+  if (status != InferStatus::kInferSuccess) {
+    throw LayerError(fmt::format("operator {} failed: {} ({})", Describe(op),
+                                 InferStatusName(status), OperatorShapes(op)));
+  }
+}
+
 bool ByIndex(const RuntimeOperator* a, const RuntimeOperator* b) { return a->index < b->index; }
+
+// Level 1 of glog's verbose log (kuiper --verbose, or GLOG_v=1 in any program):
+// what Build made of the model, so that a reader can see the engine's
+// decisions: the operators by type, the route each convolution takes, the
+// activations fused into the layer before them.
+void LogBuild(const std::string& name, const std::vector<RuntimeOperator*>& topo_operators,
+              const std::set<const RuntimeOperand*>& fused_outputs) {
+  std::map<std::string, int> per_type;
+  for (const RuntimeOperator* op : topo_operators) {
+    ++per_type[op->type];
+    if (const auto* conv = dynamic_cast<const ConvolutionLayer*>(op->layer.get())) {
+      VLOG(1) << fmt::format("{}: convolution {} takes the {} route", name, Describe(*op),
+                             ConvRouteName(conv->route()));
+    } else if (op->output_operand && fused_outputs.count(op->output_operand)) {
+      VLOG(1) << fmt::format("{}: {} is fused into the layer before it", name, Describe(*op));
+    }
+  }
+  std::vector<std::string> counts;
+  for (const auto& [type, count] : per_type) counts.push_back(fmt::format("{} {}", type, count));
+  VLOG(1) << fmt::format("{}: {} operators ({}), {} activation(s) fused", name,
+                         topo_operators.size(), fmt::join(counts, ", "), fused_outputs.size());
+}
 
 }  // namespace
 
@@ -243,6 +311,7 @@ void RuntimeGraph::Build(const RuntimeOptions& options, TopoAlgorithm algorithm)
     }
   }
   FuseActivations();
+  if (VLOG_IS_ON(1)) LogBuild(param_path_, topo_operators_, fused_outputs_);
   uint32_t batch = 1;
   if (!inputs_.empty() && inputs_[0]->output_operand->shapes.size() > 0 &&
       inputs_[0]->output_operand->shapes[0] > 0) {
@@ -330,10 +399,25 @@ void RuntimeGraph::AllocateOutputs(uint32_t batch) {
   planned_floats_ = 0;
   if (options_.buffer_planning) {
     PlanOutputs(batch, known);
-    return;
+  } else {
+    for (auto& [operand, shape] : known) {
+      for (auto& slot : operand->datas) slot = TensorCreate(shape);
+    }
   }
-  for (auto& [operand, shape] : known) {
-    for (auto& slot : operand->datas) slot = TensorCreate(shape);
+  if (VLOG_IS_ON(1)) {
+    uint64_t floats = 0;  // every operand of known shape in tensors of its own
+    for (const auto& [operand, shape] : known) {
+      uint64_t item = 1;
+      for (uint32_t dim : shape) item *= dim;
+      floats += item * batch;
+    }
+    const double mib = 1 << 20;
+    VLOG(1) << fmt::format(
+        "{}: at batch {}, {} operand(s) of known shape take {:.2f} MiB in tensors of their own; {}",
+        param_path_, batch, known.size(), floats * sizeof(float) / mib,
+        options_.buffer_planning
+            ? fmt::format("planned into one buffer of {:.2f} MiB", planned_bytes() / mib)
+            : std::string("buffer planning is off"));
   }
 }
 
@@ -570,25 +654,12 @@ std::vector<std::vector<sftensor>> RuntimeGraph::Forward(
   for (RuntimeOperator* op : topo_operators_) {
     if (!op->layer) continue;
     const auto start = std::chrono::steady_clock::now();
-    const InferStatus status = op->layer->Forward();
-    if (profiler_) {
+    RunLayer(*op);
+    if (profiler_ || VLOG_IS_ON(2)) {
       const std::chrono::duration<double, std::milli> elapsed =
           std::chrono::steady_clock::now() - start;
-      profiler_(*op, elapsed.count());
-    }
-    if (status != InferStatus::kInferSuccess) {
-      // The input shapes (batch first) say what the layer was given: a layer
-      // that needs N x C x H x W names no rank itself when given another.
-      std::vector<std::string> shapes;
-      for (const RuntimeOperand* operand : op->input_operands) {
-        const sftensor& item = operand->datas.empty() ? nullptr : operand->datas.front();
-        shapes.push_back(item ? fmt::format("({},{}) of rank {}", operand->datas.size(),
-                                            fmt::join(item->raw_shapes(), ","),
-                                            item->raw_shapes().size() + 1)
-                              : "(none)");
-      }
-      throw LayerError(fmt::format("operator {} failed: {} (input shapes {})", Describe(*op),
-                                   InferStatusName(status), fmt::join(shapes, ", ")));
+      if (profiler_) profiler_(*op, elapsed.count());
+      VLOG(2) << fmt::format("{}: {} took {:.3f} ms", param_path_, Describe(*op), elapsed.count());
     }
   }
   std::vector<std::vector<sftensor>> outputs;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kuiper/layer.hpp"
+#include "kuiper/parallel.hpp"
 
 namespace kuiper {
 
@@ -22,16 +23,19 @@ InferStatus CheckOneToOne(const std::vector<sftensor>& inputs,
 inline constexpr int64_t kParallelElements = int64_t{1} << 15;
 
 // output[i] = fn(input[i]) for every element; output must have input's size.
-// A large item is shared out among the OpenMP threads (nested inside the batch
-// loop's parallel region, that runs on the calling thread); `simd` asks the
-// compiler to vectorize fn across elements.
+// A large item is cut into one range per thread (inside the batch loop's
+// body, it runs on the calling thread); `simd` asks the compiler to vectorize
+// fn across elements.
 template <typename Fn>
 void MapElements(const ftensor& input, ftensor& output, Fn fn) {
   const float* x = input.raw_ptr();
   float* y = output.raw_ptr();
   const int64_t n = input.size();
-#pragma omp parallel for simd schedule(static) if (n >= kParallelElements)
-  for (int64_t i = 0; i < n; ++i) y[i] = fn(x[i]);
+  ParallelRanges(n, n >= kParallelElements ? MaxThreads() : 1,
+                 [&](int64_t begin, int64_t end, int) {
+#pragma omp simd
+                   for (int64_t i = begin; i < end; ++i) y[i] = fn(x[i]);
+                 });
 }
 
 class ElementwiseLayer : public Layer {
