@@ -46,8 +46,8 @@ struct RuntimeOptions {
   uint64_t memory_limit = 0;
 
   // The threads a Forward may use; 0: every core. Carried for the engine's
-  // thread pool: the layers do not read it yet, and run on OpenMP's threads
-  // (omp_set_num_threads sets how many).
+  // thread pool (parallel.hpp): Build and the layers do not read it yet, and
+  // SetMaxThreads still sets the pool's count for the whole process.
   int threads = 0;
 
   // Called by Build after it has freed each 8 MB of raw weights (the layers
