@@ -27,8 +27,8 @@
 // Routes: by default the 3x3 stride-1 shapes with 16 to 256 channels take the
 // Winograd route and the shapes with at most 256 output positions the direct
 // route (course6_conv/README.md §8; each layer is made for its shape's output
-// size); KUIPER_WINOGRAD=0 and KUIPER_DIRECT=0 time them through the im2col
-// route instead (the lab's unfolding and the core's GEMM).
+// size); --conv_route=im2col times them through the im2col route instead (the
+// lab's unfolding and the core's GEMM: RuntimeOptions with both routes off).
 // The shapes: `nn.Conv2d` lines of build/models/{resnet18,yolov5s}/*.pnnx.param
 // (and YOLOv5s's Detect head, whose three 1x1 convolutions the Detect layer
 // computes with the same MultiplyInto), grouped by geometry.
@@ -142,6 +142,7 @@ double MeasureCorePeakGflops() {
 }
 
 double peak_gflops = 0;  // set by main before the benchmarks run
+RuntimeOptions routes;   // set by main from --conv_route
 
 // ---- one convolution shape through the layer ----
 
@@ -159,7 +160,7 @@ void Convolution(benchmark::State& state, const ConvShape& shape) {
   for (float& w : weight) w = value(rng);
   for (float& b : bias) b = value(rng);
   const uint32_t out = ConvOutputSize(shape.size, shape.kernel, shape.stride, p.padding_h, 1);
-  ConvolutionLayer layer("bench", p, weight, bias, uint64_t{out} * out);
+  ConvolutionLayer layer("bench", p, weight, bias, uint64_t{out} * out, routes);
   std::vector<sftensor> inputs, outputs(batch);
   for (uint32_t n = 0; n < batch; ++n) {
     inputs.push_back(TensorCreate(shape.in_c, shape.size, shape.size));
@@ -187,13 +188,16 @@ void Convolution(benchmark::State& state, const ConvShape& shape) {
 
 int main(int argc, char** argv) {
   using kuiper::ConvShape;
-  // --threads=N is ours: taken out before the benchmark library reads the rest.
+  // --threads=N and --conv_route=im2col are ours: taken out before the
+  // benchmark library reads the rest.
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg.starts_with("--threads=")) {
       kuiper::SetMaxThreads(std::atoi(argv[i] + 10));
-    } else {
+    } else if (arg == "--conv_route=im2col") {
+      kuiper::routes.winograd_conv = kuiper::routes.direct_conv = false;
+    } else if (arg != "--conv_route=default") {
       argv[kept++] = argv[i];
     }
   }

@@ -87,10 +87,10 @@ def median_line(cmd, cwd=None):
     return float(match.group(1)), float(match.group(2))
 
 
-def engine_ms(kuiper, model, batch, threads, warmup, runs):
+def engine_ms(kuiper, model, batch, threads, warmup, runs, conv_route="default"):
     """(median, p90) ms per image from `kuiper bench`."""
     return median_line([kuiper, "bench", model, "--batch", str(batch), "--threads", str(threads),
-                        "--warmup", str(warmup), "--runs", str(runs)])
+                        "--warmup", str(warmup), "--runs", str(runs), "--conv-route", conv_route])
 
 
 def ort_setup():
@@ -193,6 +193,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--kuiper", default=os.path.join(ROOT, "build", "solutions", "bin", "kuiper"))
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--conv-route", default="default", choices=["default", "im2col"],
+                    help="the engine's convolution routes (kuiper bench --conv-route)")
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=3, help="turns each side takes")
@@ -230,7 +232,7 @@ def main():
             rounds = []  # per round: {side: (median, p90)}
             for _ in range(args.rounds):
                 times = {"kuiper": engine_ms(args.kuiper, name, batch, args.threads, args.warmup,
-                                             args.runs)}
+                                             args.runs, args.conv_route)}
                 if "ort" in peers:
                     times["ort"] = ort_ms(onnx_path, shape, args.threads, args.warmup, args.runs)
                 if "torch" in peers:

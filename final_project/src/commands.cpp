@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>  // malloc_trim
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -30,24 +33,34 @@ namespace kuiper::app {
 
 namespace {
 
-std::unique_ptr<RuntimeGraph> BuildGraph(const ModelFiles& files, bool no_fuse = false) {
+// The engine's options for a command: `conv_route` ("default" or "im2col")
+// and planning from its flags, and the CLI's allocator policy (main.cpp sets
+// the rest of it): the raw weights Build frees go back to the system as it
+// goes (glibc; elsewhere free() is trusted to), so loading a model does not
+// hold two copies of them (docs/performance.md#graph-memory).
+RuntimeOptions EngineOptions(const std::string& conv_route = "default", bool plan = true,
+                             int threads = 0) {
+  if (conv_route != "default" && conv_route != "im2col") {
+    throw UsageError(fmt::format("--conv-route {}: expected default or im2col", conv_route));
+  }
+  RuntimeOptions options;
+  options.winograd_conv = options.direct_conv = conv_route == "default";
+  options.buffer_planning = plan;
+  options.threads = threads;
+#ifdef __GLIBC__
+  options.weights_freed = [] { malloc_trim(0); };
+#endif
+  return options;
+}
+
+std::unique_ptr<RuntimeGraph> BuildGraph(const ModelFiles& files, const RuntimeOptions& options,
+                                         bool no_fuse = false) {
   OnnxImportOptions onnx;
   onnx.fuse_detect_head = !no_fuse;
   auto graph = files.onnx.empty() ? std::make_unique<RuntimeGraph>(files.param, files.bin)
                                   : LoadOnnx(files.onnx, onnx);
-  graph->Build();
+  graph->Build(options);
   return graph;
-}
-
-// --conv-route: a layer picks its route when it is made (its kernels are kept
-// in that route's form), so this must run before the graph is built.
-void ApplyConvRoute(const std::string& route) {
-  if (route == "default") return;
-  if (route != "im2col") {
-    throw UsageError(fmt::format("--conv-route {}: expected default or im2col", route));
-  }
-  SetWinogradAllowed(false);
-  SetDirectAllowed(false);
 }
 
 // One line: how many of the graph's convolutions take each route.
@@ -168,7 +181,7 @@ int Classify(const ClassifyOptions& options) {
   if (options.topk < 1) throw UsageError(fmt::format("--topk {} is not at least 1", options.topk));
   const cv::Mat rgb = LoadRgbImage(options.image);
   const ModelFiles files = ResolveModelOr(options.model, {kShapesClassifier, "resnet18"});
-  std::unique_ptr<RuntimeGraph> graph = BuildGraph(files);
+  std::unique_ptr<RuntimeGraph> graph = BuildGraph(files, EngineOptions());
   const int crop = SquareImageSide(*graph, files);
   const std::vector<sftensor> output =
       graph->Forward(std::vector<sftensor>{ClassifyInput(rgb, crop)});
@@ -201,7 +214,7 @@ int Detect(const DetectOptions& options) {
   }
   const cv::Mat rgb = LoadRgbImage(options.image);
   const ModelFiles files = ResolveModelOr(options.model, {kShapesDetector, "yolov5s"});
-  std::unique_ptr<RuntimeGraph> graph = BuildGraph(files);
+  std::unique_ptr<RuntimeGraph> graph = BuildGraph(files, EngineOptions());
   const int side = SquareImageSide(*graph, files);
   const Letterboxed boxed = Letterbox(rgb, side);
   const std::vector<sftensor> output =
@@ -246,7 +259,7 @@ int Detect(const DetectOptions& options) {
 }
 
 int Run(const RunOptions& options) {
-  ApplyConvRoute(options.conv_route);
+  const RuntimeOptions engine = EngineOptions(options.conv_route);
   const ModelFiles files = ResolveModel(options.model);
   // The file messages name: an ONNX model has no .pnnx.param.
   const std::string& model_file = files.onnx.empty() ? files.param : files.onnx;
@@ -267,7 +280,7 @@ int Run(const RunOptions& options) {
   std::vector<size_t> runtime_arrays;  // the arrays the engine graph's inputs take, in order
   std::unique_ptr<RuntimeGraph> graph;
   if (files.onnx.empty()) {
-    graph = BuildGraph(files);
+    graph = BuildGraph(files, engine);
     for (size_t i = 0; i < arrays.size(); ++i) runtime_arrays.push_back(i);
   } else {
     const std::vector<std::string> names = OnnxGraphInputs(ReadOnnxModel(files.onnx));
@@ -280,7 +293,7 @@ int Run(const RunOptions& options) {
     for (size_t i = 0; i < names.size(); ++i) import.input_values[names[i]] = arrays[i];
     std::vector<std::string> bound;
     graph = LoadOnnx(files.onnx, import, &bound);
-    graph->Build();
+    graph->Build(engine);
     std::vector<std::string> bound_text;
     for (size_t i = 0; i < names.size(); ++i) {
       if (std::find(bound.begin(), bound.end(), names[i]) == bound.end()) {
@@ -366,9 +379,10 @@ int Bench(const BenchOptions& options) {
   // The engine's own threads (parallel.hpp); oneDNN's GEMM and OpenBLAS
   // (under Armadillo) run single-threaded inside them.
   if (options.threads > 0) SetMaxThreads(options.threads);
-  ApplyConvRoute(options.conv_route);
+  const RuntimeOptions engine =
+      EngineOptions(options.conv_route, !options.no_plan, options.threads);
   const ModelFiles files = ResolveModel(options.model);
-  std::unique_ptr<RuntimeGraph> graph = BuildGraph(files, options.no_fuse);
+  std::unique_ptr<RuntimeGraph> graph = BuildGraph(files, engine, options.no_fuse);
   // Random inputs of the annotated shapes: timing does not depend on values.
   arma::arma_rng::set_seed(0);
   std::vector<std::vector<sftensor>> inputs;
@@ -416,7 +430,7 @@ int Bench(const BenchOptions& options) {
     fmt::print("activations: {:.1f} MB planned buffer, shared by operands not live at once\n",
                graph->planned_bytes() / 1e6);
   } else {
-    fmt::print("activations: not planned (KUIPER_NO_PLAN=1), each operand owns its tensors\n");
+    fmt::print("activations: not planned (--no-plan), each operand owns its tensors\n");
   }
   fmt::print("{}\n", ConvRoutes(*graph));
   if (!options.profile) return 0;

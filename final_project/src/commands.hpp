@@ -70,9 +70,10 @@ struct BenchOptions {
   int runs = 10;
   bool profile = false;
   bool no_fuse = false;
-  // "default": each convolution takes the engine's route for its shape (the
-  // KUIPER_WINOGRAD / KUIPER_DIRECT switches apply); "im2col": every one takes
-  // the im2col route, the lab's FillBlock (1x1 stride-1 layers need no unfolding).
+  bool no_plan = false;  // each operand owns its tensors (RuntimeOptions::buffer_planning off)
+  // "default": each convolution takes the engine's route for its shape
+  // (Winograd, direct or im2col); "im2col": every one takes the im2col route,
+  // the lab's FillBlock (1x1 stride-1 layers need no unfolding).
   std::string conv_route = "default";
 };
 int Bench(const BenchOptions& options);

@@ -140,6 +140,8 @@ int main(int argc, char** argv) {
   bench_cmd->add_flag("--profile", bench.profile, "print time per operator, slowest first");
   bench_cmd->add_flag("--no-fuse", bench.no_fuse,
                       "ONNX: convert YOLOv5's Detect head node by node, not fused into one layer");
+  bench_cmd->add_flag("--no-plan", bench.no_plan,
+                      "no activation memory plan: each operand owns its tensors");
   bench_cmd
       ->add_option("--conv-route", bench.conv_route,
                    "im2col: every convolution through the im2col route (lab 6's FillBlock), to "

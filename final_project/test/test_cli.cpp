@@ -608,9 +608,7 @@ TEST(Cli, BenchShowsItsRunsOnATerminalLineRewrittenInPlace) {
 // take the Winograd route by default on any CPU (the direct route depends on AVX-512).
 TEST(Cli, BenchSaysWhichRouteEachConvolutionTakes) {
   const std::string dir = std::string(KUIPER_MODELS_DIR) + "/resnet18/";
-  // Winograd switched on here: the handout also runs these tests with KUIPER_WINOGRAD=0.
-  const Outcome o =
-      Kuiper("bench " + dir + " --warmup 0 --runs 1 --threads 1", "KUIPER_WINOGRAD=1");
+  const Outcome o = Kuiper("bench " + dir + " --warmup 0 --runs 1 --threads 1");
   ASSERT_EQ(o.status, 0) << o.err;
   EXPECT_NE(o.out.find("convolutions: 20 ("), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("winograd 10,"), std::string::npos) << o.out;
@@ -636,6 +634,17 @@ TEST(Cli, RunConvRouteIm2colMatchesTheReference) {
   EXPECT_NE(o.out.find("convolutions: 20 (im2col 20, in-place 0, winograd 0, direct 0;"),
             std::string::npos)
       << o.out;
+}
+
+// --no-plan: every operand owns its tensors (RuntimeOptions::buffer_planning off).
+TEST(Cli, BenchNoPlanSaysTheActivationsAreNotPlanned) {
+  const std::string model = kFixtures + "tiny_net.pnnx.param";
+  const Outcome planned = Kuiper("bench " + model + " --warmup 0 --runs 1");
+  ASSERT_EQ(planned.status, 0) << planned.err;
+  EXPECT_NE(planned.out.find("MB planned buffer"), std::string::npos) << planned.out;
+  const Outcome owned = Kuiper("bench " + model + " --warmup 0 --runs 1 --no-plan");
+  ASSERT_EQ(owned.status, 0) << owned.err;
+  EXPECT_NE(owned.out.find("activations: not planned (--no-plan)"), std::string::npos) << owned.out;
 }
 
 TEST(Cli, UnknownConvRouteIsAUsageError) {

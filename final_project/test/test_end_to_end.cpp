@@ -145,14 +145,15 @@ TEST(YOLOv5s, DetectionsAfterNmsMatchPyTorchs) {
   EXPECT_EQ(unmatched, 0) << "of " << want.size() << " detections";
 }
 
-// Activation buffers planned at Build (graph.hpp, set_buffer_planning) must
+// Activation buffers planned at Build (RuntimeOptions::buffer_planning) must
 // not change a single bit of either model's output, on the first run or the
 // next, at batch 1 or 4.
 std::vector<float> PlannedOrOwnedRuns(const std::string& model, const std::string& suffix,
                                       bool planning, int runs) {
   RuntimeGraph graph(ModelFile(model, ".pnnx.param"), ModelFile(model, ".pnnx.bin"));
-  graph.set_buffer_planning(planning);
-  graph.Build();
+  RuntimeOptions options;
+  options.buffer_planning = planning;
+  graph.Build(options);
   const std::vector<sftensor> input =
       NpyToBatch(LoadNpy(ModelFile(model, ".input" + suffix + ".npy")));
   std::vector<float> first = BatchToNpy(graph.Forward(input)).data;

@@ -253,13 +253,12 @@ TEST(DirectConv, RefusesAnotherKernelSize) {
 }
 
 TEST(GroupKernels, TakesDirectForSmallOutputsOrFewChannels) {
-  const bool winograd = WinogradAllowed(), direct = DirectAllowed();
-  SetWinogradAllowed(true);
-  SetDirectAllowed(true);
-  const auto route = [](uint32_t in_c, uint32_t out_c, uint32_t k, uint32_t stride,
-                        uint64_t positions) {
+  RuntimeOptions options;
+  const auto route = [&options](uint32_t in_c, uint32_t out_c, uint32_t k, uint32_t stride,
+                                uint64_t positions) {
     const ConvParams p = Params({in_c, out_c, 0, 0, k, k, stride, k / 2, 1});
-    return GroupKernels(arma::fmat(in_c * k * k, out_c, arma::fill::zeros), p, positions).direct();
+    return GroupKernels(arma::fmat(in_c * k * k, out_c, arma::fill::zeros), p, positions, options)
+        .direct();
   };
   // Only where the CPU has the AVX-512 the kernel is written for.
   const bool fast = DirectKernels::Fast();
@@ -279,23 +278,18 @@ TEST(GroupKernels, TakesDirectForSmallOutputsOrFewChannels) {
   EXPECT_FALSE(route(64, 64, 3, 1, 49)) << "Winograd's layers stay on Winograd";
   EXPECT_FALSE(route(512, 512, 1, 1, 49)) << "1x1 stride 1: the input is the matrix";
   EXPECT_FALSE(route(512, 72, 3, 1, 49)) << "72 output channels: not whole registers";
-  SetWinogradAllowed(false);
+  options.winograd_conv = false;
   EXPECT_FALSE(route(64, 64, 3, 1, 49))
       << "Winograd's layers go back to im2col when it is off, not to the direct route";
   EXPECT_EQ(route(512, 512, 3, 1, 49), fast) << "the direct route's own layers do not depend on it";
-  SetWinogradAllowed(true);
-  SetDirectAllowed(false);
-  EXPECT_FALSE(route(512, 512, 3, 1, 49)) << "SetDirectAllowed(false)";
-  SetDirectAllowed(direct);
-  SetWinogradAllowed(winograd);
+  options.winograd_conv = true;
+  options.direct_conv = false;
+  EXPECT_FALSE(route(512, 512, 3, 1, 49)) << "RuntimeOptions::direct_conv off";
 }
 
 TEST(GroupKernels, DirectKeepsOneFormOnly) {
-  const bool direct = DirectAllowed();
-  SetDirectAllowed(true);
   const GroupKernels kernels(arma::fmat(9 * 512, 64, arma::fill::ones),
                              Params({512, 64, 0, 0, 3, 3, 2, 1, 1}), 49);
-  SetDirectAllowed(direct);
   if (!DirectKernels::Fast()) {
     EXPECT_FALSE(kernels.direct()) << "no AVX-512: the im2col route's matrix";
     return;

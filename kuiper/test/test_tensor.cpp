@@ -287,7 +287,7 @@ TEST(Errors, TodoNamesLabFunctionAndPlace) {
 namespace kuiper {
 namespace {
 
-// The graph's planned buffers (graph.hpp, set_buffer_planning) back tensors
+// The graph's planned buffers (graph.hpp, buffer_planning) back tensors
 // through Tensor(shapes, memory): the tensor reads and writes that memory,
 // in the layout Tensor(shapes) has, and never leaves it.
 TEST(TensorOverMemory, ReadsAndWritesTheGivenMemoryInStorageOrder) {

@@ -266,15 +266,15 @@ TEST(Winograd, RefusesAnotherGeometry) {
 }
 
 TEST(GroupKernels, TakesWinogradOnlyFor3x3StrideOneWithSixteenTo256Channels) {
-  const bool allowed = WinogradAllowed();
-  SetWinogradAllowed(true);
-  const auto route = [](uint32_t in_c, uint32_t out_c, uint32_t k, uint32_t stride,
-                        uint32_t dilation) {
+  RuntimeOptions options;
+  const auto route = [&options](uint32_t in_c, uint32_t out_c, uint32_t k, uint32_t stride,
+                                uint32_t dilation) {
     ConvParams p = Params3x3(in_c, out_c, 1);
     p.kernel_h = p.kernel_w = k;
     p.stride_h = p.stride_w = stride;
     p.dilation_h = p.dilation_w = dilation;
-    return GroupKernels(arma::fmat(in_c * k * k, out_c, arma::fill::zeros), p).winograd();
+    return GroupKernels(arma::fmat(in_c * k * k, out_c, arma::fill::zeros), p, 0, options)
+        .winograd();
   };
   EXPECT_TRUE(route(64, 64, 3, 1, 1));
   EXPECT_TRUE(route(16, 256, 3, 1, 1));
@@ -283,24 +283,20 @@ TEST(GroupKernels, TakesWinogradOnlyFor3x3StrideOneWithSixteenTo256Channels) {
   EXPECT_FALSE(route(64, 64, 1, 1, 1)) << "1x1";
   EXPECT_FALSE(route(8, 64, 3, 1, 1)) << "fewer than 16 input channels";
   EXPECT_FALSE(route(512, 512, 3, 1, 1)) << "more than 256x256 channels";
-  SetWinogradAllowed(false);
-  EXPECT_FALSE(route(64, 64, 3, 1, 1)) << "SetWinogradAllowed(false)";
-  SetWinogradAllowed(allowed);
+  options.winograd_conv = false;
+  EXPECT_FALSE(route(64, 64, 3, 1, 1)) << "RuntimeOptions::winograd_conv off";
 }
 
 TEST(GroupKernels, WinogradIsTheDefault) {
-  // Unless KUIPER_WINOGRAD=0 (ctest does not set it), layers that fit take
-  // Winograd: faster, and it rounds less (see WinogradAllowed in convolution.hpp).
-  if (std::getenv("KUIPER_WINOGRAD")) GTEST_SKIP() << "KUIPER_WINOGRAD is set";
-  EXPECT_TRUE(WinogradAllowed());
+  // Layers that fit take Winograd unless the options say otherwise: faster,
+  // and it rounds less (see WinogradMultiplyInto in convolution.hpp).
+  EXPECT_TRUE(RuntimeOptions().winograd_conv);
+  EXPECT_TRUE(
+      GroupKernels(arma::fmat(9 * 32, 32, arma::fill::zeros), Params3x3(32, 32, 1)).winograd());
 }
 
 TEST(GroupKernels, KeepsOneFormOnly) {
-  const ConvParams p = Params3x3(32, 32, 1);
-  const bool allowed = WinogradAllowed();
-  SetWinogradAllowed(true);
-  const GroupKernels winograd(arma::fmat(9 * 32, 32, arma::fill::ones), p);
-  SetWinogradAllowed(allowed);
+  const GroupKernels winograd(arma::fmat(9 * 32, 32, arma::fill::ones), Params3x3(32, 32, 1));
   ASSERT_TRUE(winograd.winograd());
   EXPECT_TRUE(winograd.matrix().is_empty()) << "the GEMM matrix is not kept beside U";
 }

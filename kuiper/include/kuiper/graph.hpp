@@ -43,11 +43,14 @@ class RuntimeGraph {
   void InitTopology();
 
   // Orders the operators, creates every layer (reporting all unknown types at
-  // once), fuses every ReLU or SiLU whose input only it reads into the layer
-  // producing that input when the layer can apply it itself (a convolution),
-  // and allocates outputs for the annotated batch size. A fused activation's
-  // output operand then holds the producer's tensors. Calls Init() first if
-  // nothing is loaded yet.
+  // once) with the routes `options` allows, fuses every ReLU or SiLU whose
+  // input only it reads into the layer producing that input when the layer
+  // can apply it itself (a convolution, an expression) unless
+  // options.fuse_activations is off, and allocates outputs for the annotated
+  // batch size, planned or not (options.buffer_planning). A fused
+  // activation's output operand then holds the producer's tensors. Calls
+  // Init() first if nothing is loaded yet. The graph keeps `options` until
+  // the next Build (runtime_options.hpp says what each one does).
   //
   // Each layer keeps its own copy of its weights, so Build frees the raw data
   // of every attribute once its layer exists (type and shape stay): after
@@ -55,7 +58,13 @@ class RuntimeGraph {
   // Calling Build again therefore loads the graph again (Init(): new
   // operators, so earlier RuntimeOperator pointers are stale, and changes made
   // to operators by hand are gone).
-  void Build(TopoAlgorithm algorithm = TopoAlgorithm::kReverseDfs);
+  void Build(const RuntimeOptions& options, TopoAlgorithm algorithm = TopoAlgorithm::kReverseDfs);
+  // With the default options.
+  void Build(TopoAlgorithm algorithm = TopoAlgorithm::kReverseDfs) {
+    Build(RuntimeOptions{}, algorithm);
+  }
+  // The options of the last Build (the defaults before any).
+  const RuntimeOptions& options() const { return options_; }
 
   // Runs the graph. inputs[i] is the batch for the i-th pnnx.Input (in file
   // order); the result holds one batch per pnnx.Output. A layer that fails
@@ -72,19 +81,16 @@ class RuntimeGraph {
   using Profiler = std::function<void(const RuntimeOperator& op, double ms)>;
   void set_profiler(Profiler profiler) { profiler_ = std::move(profiler); }
 
-  // Activation memory planning (on by default; the environment variable
-  // KUIPER_NO_PLAN=1 turns it off in every graph, for A/B measurements).
-  // On, AllocateOutputs lays the outputs of known shape into one buffer, and
-  // operands whose lifetimes do not overlap in the execution order share its
-  // bytes (runtime_graph.cpp says how). Off, each operand owns its tensors,
-  // as before. Either way Forward returns copies: what it returns is the
-  // caller's, and no later run overwrites it. An intermediate operand's
+  // Activation memory planning (RuntimeOptions::buffer_planning, on by
+  // default). On, AllocateOutputs lays the outputs of known shape into one
+  // buffer, and operands whose lifetimes do not overlap in the execution
+  // order share its bytes (runtime_graph.cpp says how). Off, each operand
+  // owns its tensors. Either way Forward returns copies: what it returns is
+  // the caller's, and no later run overwrites it. An intermediate operand's
   // tensors (op->output_operand->datas) are only meaningful until a later
   // operator of the same run reuses their memory, and must not be kept past
-  // the next Build or batch change, which frees it. Takes effect at the next
-  // Build or batch change.
-  void set_buffer_planning(bool on) { buffer_planning_ = on; }
-  bool buffer_planning() const { return buffer_planning_; }
+  // the next Build or batch change, which frees it.
+  bool buffer_planning() const { return options_.buffer_planning; }
   // Bytes of the planned buffer at the allocated batch (0 when planning is off).
   uint64_t planned_bytes() const { return planned_floats_ * sizeof(float); }
 
@@ -135,7 +141,7 @@ class RuntimeGraph {
   struct FreeFloats {
     void operator()(float* p) const;
   };
-  bool buffer_planning_;                        // see set_buffer_planning
+  RuntimeOptions options_;                      // of the last Build
   std::unique_ptr<float, FreeFloats> planned_;  // the planned buffer (PlanOutputs)
   uint64_t planned_floats_ = 0;
   uint64_t weight_bytes_ = 0;      // bytes of every attribute, as loaded

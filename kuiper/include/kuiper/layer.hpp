@@ -40,7 +40,7 @@ class Layer {
   // may be null or have another shape: the layer then allocates it. A layer
   // never writes into its inputs, nor puts an input's tensor in an output
   // slot: the graph lets operands that are not live at once share memory
-  // (graph.hpp, set_buffer_planning), and an output slot may hold memory that
+  // (graph.hpp, buffer_planning), and an output slot may hold memory that
   // an earlier operand of the same run used.
   virtual InferStatus Forward(const std::vector<sftensor>& inputs,
                               std::vector<sftensor>& outputs) = 0;

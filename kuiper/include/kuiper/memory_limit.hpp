@@ -36,7 +36,8 @@ class MemoryLimitScope {
 uint64_t SaturatingMultiply(uint64_t a, uint64_t b);
 
 // Throws ResourceError "<what> would take <bytes> bytes (<GiB>), more than the
-// memory limit of <limit> bytes (<GiB>)" when bytes > MemoryLimit().
-void CheckMemory(uint64_t bytes, const std::string& what);
+// memory limit of <limit> bytes (<GiB>)" when bytes > limit, by default
+// MemoryLimit() (a graph passes its own: RuntimeOptions::memory_limit).
+void CheckMemory(uint64_t bytes, const std::string& what, uint64_t limit = MemoryLimit());
 
 }  // namespace kuiper

@@ -19,6 +19,7 @@
 
 #include "kuiper/error.hpp"
 #include "kuiper/pnnx.hpp"
+#include "kuiper/runtime_options.hpp"
 #include "kuiper/tensor.hpp"
 
 namespace kuiper {
@@ -79,6 +80,10 @@ struct RuntimeOperator {
 
   std::map<std::string, RuntimeParameter> params;
   std::map<std::string, RuntimeAttribute> attribute;
+  // The options the graph is built with (RuntimeGraph::Build sets them before
+  // it creates the layer): a creator reads what applies to its layer, as the
+  // convolution reads its routes. An operator made by hand has the defaults.
+  RuntimeOptions options;
   std::unique_ptr<Layer> layer;
 
   RuntimeOperator();

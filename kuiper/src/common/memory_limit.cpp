@@ -31,8 +31,7 @@ uint64_t SaturatingMultiply(uint64_t a, uint64_t b) {
   return a * b;
 }
 
-void CheckMemory(uint64_t bytes, const std::string& what) {
-  const uint64_t limit = MemoryLimit();
+void CheckMemory(uint64_t bytes, const std::string& what, uint64_t limit) {
   if (bytes <= limit) return;
   throw ResourceError(fmt::format("{} would take {}, more than the memory limit of {}", what,
                                   Bytes(bytes), Bytes(limit)));

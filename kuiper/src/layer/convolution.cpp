@@ -14,7 +14,7 @@ namespace kuiper {
 
 ConvolutionLayer::ConvolutionLayer(std::string name, const ConvParams& params,
                                    const std::vector<float>& weight, std::vector<float> bias,
-                                   uint64_t expected_positions)
+                                   uint64_t expected_positions, const RuntimeOptions& options)
     : Layer(std::move(name)), params_(params), bias_(std::move(bias)) {
   const ConvParams& p = params_;
   if (p.in_channels == 0 || p.out_channels == 0 || p.groups == 0 || p.in_channels % p.groups != 0 ||
@@ -46,7 +46,7 @@ ConvolutionLayer::ConvolutionLayer(std::string name, const ConvParams& params,
   for (uint32_t g = 0; g < p.groups; ++g) {
     const float* block = weight.data() + g * out_per_group * kernel_size;
     kernels_.emplace_back(arma::fmat(block, kernel_size, out_per_group), params_,
-                          expected_positions);
+                          expected_positions, options);
   }
 }
 
@@ -169,7 +169,7 @@ std::unique_ptr<Layer> CreateConvolution(const RuntimeOperator& op) {
     }
   }
   return std::make_unique<ConvolutionLayer>(op.name, p, weight.ToFloat(), std::move(bias),
-                                            expected_positions);
+                                            expected_positions, op.options);
 }
 
 namespace {

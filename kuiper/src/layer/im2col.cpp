@@ -166,22 +166,8 @@ void MultiplyInto(const Im2ColMatrix& a, const arma::fmat& b, float* product,
   });
 }
 
-namespace {
-// A route's switch: on unless its environment variable is "0".
-bool SwitchedOn(const char* variable) {
-  const char* on = std::getenv(variable);
-  return on == nullptr || std::string_view(on) != "0";
-}
-bool winograd_allowed = SwitchedOn("KUIPER_WINOGRAD");
-bool direct_allowed = SwitchedOn("KUIPER_DIRECT");
-}  // namespace
-
-bool WinogradAllowed() { return winograd_allowed; }
-void SetWinogradAllowed(bool allowed) { winograd_allowed = allowed; }
-bool DirectAllowed() { return direct_allowed; }
-void SetDirectAllowed(bool allowed) { direct_allowed = allowed; }
-
-GroupKernels::GroupKernels(arma::fmat matrix, const ConvParams& p, uint64_t expected_positions) {
+GroupKernels::GroupKernels(arma::fmat matrix, const ConvParams& p, uint64_t expected_positions,
+                           const RuntimeOptions& options) {
   const uint32_t in_per_group = p.in_channels / p.groups, out_per_group = p.out_channels / p.groups;
   // Each switch governs its own layers: with Winograd off, Winograd's layers
   // go back to im2col, not to the direct route.
@@ -192,9 +178,9 @@ GroupKernels::GroupKernels(arma::fmat matrix, const ConvParams& p, uint64_t expe
   const bool one_by_one = p.kernel_h == 1 && p.kernel_w == 1;
   const bool direct_size = (out_per_group <= kDirectAnySizeChannels && !one_by_one) ||
                            (expected_positions > 0 && expected_positions <= kDirectMaxPositions);
-  if (WinogradAllowed() && winograd_shape) {
+  if (options.winograd_conv && winograd_shape) {
     winograd_ = std::make_shared<const WinogradKernels>(matrix);
-  } else if (DirectAllowed() && DirectKernels::Fast() && !winograd_shape &&
+  } else if (options.direct_conv && DirectKernels::Fast() && !winograd_shape &&
              DirectKernels::Fits(out_per_group) && direct_size &&
              !(one_by_one && p.stride_h == 1 && p.stride_w == 1)) {
     direct_ = std::make_shared<const DirectKernels>(std::move(matrix));

@@ -9,9 +9,6 @@
 #include <map>
 #include <set>
 #include <string>
-#ifdef __GLIBC__
-#include <malloc.h>  // malloc_trim
-#endif
 
 #include "kuiper/graph.hpp"
 #include "kuiper/layer.hpp"
@@ -95,21 +92,6 @@ void LogBuild(const std::string& name, const std::vector<RuntimeOperator*>& topo
                          topo_operators.size(), fmt::join(counts, ", "), fused_outputs.size());
 }
 
-// Gives the free memory of the heap back to the system (glibc; elsewhere free()
-// is trusted to) when `freed` bytes were freed since the last time; resets it.
-void TrimHeap(uint64_t& freed) {
-#ifdef __GLIBC__
-  if (freed > 0) malloc_trim(0);
-#endif
-  freed = 0;
-}
-
-// Planning is on unless the environment says KUIPER_NO_PLAN=1.
-bool PlanningByDefault() {
-  const char* value = std::getenv("KUIPER_NO_PLAN");
-  return value == nullptr || std::string(value) != "1";
-}
-
 }  // namespace
 
 std::vector<uint32_t> BatchItemShape(const std::vector<int>& shapes) {
@@ -123,14 +105,11 @@ std::vector<uint32_t> BatchItemShape(const std::vector<int>& shapes) {
 }
 
 RuntimeGraph::RuntimeGraph(std::string param_path, std::string bin_path)
-    : param_path_(std::move(param_path)),
-      bin_path_(std::move(bin_path)),
-      buffer_planning_(PlanningByDefault()) {}
+    : param_path_(std::move(param_path)), bin_path_(std::move(bin_path)) {}
 
 RuntimeGraph::RuntimeGraph(pnnx::Graph graph, std::string name)
     : param_path_(std::move(name)),
-      memory_graph_(std::make_unique<pnnx::Graph>(std::move(graph))),
-      buffer_planning_(PlanningByDefault()) {}
+      memory_graph_(std::make_unique<pnnx::Graph>(std::move(graph))) {}
 
 void RuntimeGraph::FreeFloats::operator()(float* p) const { std::free(p); }
 
@@ -261,7 +240,8 @@ std::vector<RuntimeOperator*> RuntimeGraph::ReverseTopo() const {
   return post_order;
 }
 
-void RuntimeGraph::Build(TopoAlgorithm algorithm) {
+void RuntimeGraph::Build(const RuntimeOptions& options, TopoAlgorithm algorithm) {
+  options_ = options;
   // A graph built before gave its weights to its layers (below): read them again.
   if (operators_.empty() || weights_released_) Init();
   topo_operators_ = algorithm == TopoAlgorithm::kKahn ? KahnTopoSort() : ReverseTopo();
@@ -284,9 +264,15 @@ void RuntimeGraph::Build(TopoAlgorithm algorithm) {
   for (const auto& op : operators_) {
     for (const auto& [key, attr] : op->attribute) weight_bytes_ += attr.data.size();
   }
-  uint64_t untrimmed = 0;  // attribute bytes freed since the last TrimHeap
+  // The caller's allocator policy, if any, after every 8 MB of freed weights.
+  uint64_t unreported = 0;
+  const auto weights_freed = [&] {
+    if (options_.weights_freed && unreported > 0) options_.weights_freed();
+    unreported = 0;
+  };
   for (RuntimeOperator* op : topo_operators_) {
     if (IsInput(*op) || IsOutput(*op)) continue;
+    op->options = options_;
     op->layer = LayerRegisterer::CreateLayer(*op);
     op->layer->set_runtime_operator(op);
     // Every layer copies (and converts, and lays out) what it needs of its
@@ -296,20 +282,20 @@ void RuntimeGraph::Build(TopoAlgorithm algorithm) {
     // without its .pnnx.bin.
     for (auto& [key, attr] : op->attribute) {
       if (attr.data.empty()) continue;
-      untrimmed += attr.data.size();
+      unreported += attr.data.size();
       std::vector<char>().swap(attr.data);
       weights_released_ = true;
     }
     // glibc keeps freed blocks for reuse (after the first large free, even
     // multi-megabyte ones come from its heap, not from mmap), and the next
-    // layers' weights, larger, do not fit in them: without trimming, the
-    // process would hold both copies anyway. Trimming every 8 MB keeps the peak
-    // as low as trimming after every operator, for a little less loading time:
+    // layers' weights, larger, do not fit in them: unless the program gives
+    // them back, the process holds both copies anyway. Every 8 MB keeps the
+    // peak as low as after every operator, for a little less loading time:
     // the pages given back are faulted in again for the next layers' copies
     // (docs/performance.md#graph-memory).
-    if (untrimmed >= (8u << 20)) TrimHeap(untrimmed);
+    if (unreported >= (8u << 20)) weights_freed();
   }
-  TrimHeap(untrimmed);
+  weights_freed();
   // Only the batch may be dynamic (`?` in PNNX, read as -1; a dim_param in
   // ONNX): the graph then runs at the batch of the input it is given, and is
   // allocated for 1 until then. Any other unknown input dimension is an error.
@@ -356,6 +342,7 @@ class FusedActivationLayer : public Layer {
 
 void RuntimeGraph::FuseActivations() {
   fused_outputs_.clear();
+  if (!options_.fuse_activations) return;
   for (RuntimeOperator* op : topo_operators_) {
     // The activation must be the only reader of op's output, and read nothing else.
     if (!op->layer || op->output_operands.size() != 1 || op->output_operators.size() != 1) {
@@ -390,10 +377,12 @@ void RuntimeGraph::AllocateOutputs(uint32_t batch) {
       uint64_t bytes = SaturatingMultiply(batch, sizeof(float));
       for (uint32_t dim : shape) bytes = SaturatingMultiply(bytes, dim);
       total += std::min(bytes, std::numeric_limits<uint64_t>::max() - total);  // saturating
-      CheckMemory(total, fmt::format("{}: at batch {}, the weights and the operands up to operand "
-                                     "'{}' ({}), output of {},",
-                                     param_path_, batch, operand.name,
-                                     fmt::join(operand.shapes, ","), Describe(*op)));
+      CheckMemory(total,
+                  fmt::format("{}: at batch {}, the weights and the operands up to operand "
+                              "'{}' ({}), output of {},",
+                              param_path_, batch, operand.name, fmt::join(operand.shapes, ","),
+                              Describe(*op)),
+                  options_.memory_limit > 0 ? options_.memory_limit : MemoryLimit());
       // A fused activation's output is its producer's tensors: nothing to allocate.
       if (!IsInput(*op) && !fused_outputs_.count(&operand)) {
         known.emplace_back(&operand, std::move(shape));
@@ -408,7 +397,7 @@ void RuntimeGraph::AllocateOutputs(uint32_t batch) {
   // The old tensors are gone: their buffer can go before the new one comes.
   planned_.reset();
   planned_floats_ = 0;
-  if (buffer_planning_) {
+  if (options_.buffer_planning) {
     PlanOutputs(batch, known);
   } else {
     for (auto& [operand, shape] : known) {
@@ -426,7 +415,7 @@ void RuntimeGraph::AllocateOutputs(uint32_t batch) {
     VLOG(1) << fmt::format(
         "{}: at batch {}, {} operand(s) of known shape take {:.2f} MiB in tensors of their own; {}",
         param_path_, batch, known.size(), floats * sizeof(float) / mib,
-        buffer_planning_
+        options_.buffer_planning
             ? fmt::format("planned into one buffer of {:.2f} MiB", planned_bytes() / mib)
             : std::string("buffer planning is off"));
   }
@@ -558,7 +547,8 @@ void RuntimeGraph::PlanOutputs(
   std::map<const RuntimeOperand*, const std::vector<uint32_t>*> shape_of;
   for (const auto& [operand, shape] : known) shape_of[operand] = &shape;
   const std::map<const RuntimeOperand*, JoinPart> parts =
-      JoinsInPlace(topo_operators_, shape_of, storage_of);
+      options_.concat_in_place ? JoinsInPlace(topo_operators_, shape_of, storage_of)
+                               : std::map<const RuntimeOperand*, JoinPart>{};
   // An output nobody reads (one piece of a split) is live at its own step.
   for (const auto& [operand, shape] : known) last.emplace(operand, first.at(operand));
   // A cat's block holds its parts in place: it lives as long as they do too.

@@ -1,4 +1,4 @@
-// Activation buffers planned at Build (RuntimeGraph::set_buffer_planning,
+// Activation buffers planned at Build (RuntimeOptions::buffer_planning,
 // runtime_graph.cpp PlanOutputs): operands whose lifetimes do not overlap
 // share memory. A plan must never change a result: every graph here gives
 // bit-for-bit the output it gives with planning off (each operand owning its
@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -33,8 +32,9 @@ std::vector<std::vector<std::vector<float>>> TwoRuns(const std::string& param,
                                                      const std::vector<sftensor>& input,
                                                      bool planning) {
   RuntimeGraph graph(param, bin);
-  graph.set_buffer_planning(planning);
-  graph.Build();
+  RuntimeOptions options;
+  options.buffer_planning = planning;
+  graph.Build(options);
   EXPECT_EQ(graph.planned_bytes() > 0, planning) << param;
   return {Values(graph.Forward(input)), Values(graph.Forward(input))};
 }
@@ -48,7 +48,7 @@ TEST_P(PlannedFixture, GivesExactlyTheOutputOfOwnedTensorsOnEveryRun) {
   const auto planned = TwoRuns(base + ".pnnx.param", base + ".pnnx.bin", input, true);
   EXPECT_EQ(owned[0], owned[1]) << "without a plan, a second run differs";
   EXPECT_EQ(planned[0], owned[0]) << GetParam() << ", first run: a plan changed the result "
-                                  << "(see graph.hpp, set_buffer_planning)";
+                                  << "(see graph.hpp, buffer_planning)";
   EXPECT_EQ(planned[1], owned[0]) << GetParam() << ", second run: a plan changed the result";
 }
 
@@ -109,9 +109,10 @@ TEST(BufferPlan, ReturnedOutputsAreTheCallersAndOutliveTheNextRun) {
 // buffers planned (the default), and with every operand owning its tensors.
 struct PlannedAndOwned {
   explicit PlannedAndOwned(const std::string& param) : planned(param, ""), owned(param, "") {
-    owned.set_buffer_planning(false);
+    RuntimeOptions unplanned;
+    unplanned.buffer_planning = false;
     planned.Build();
-    owned.Build();
+    owned.Build(unplanned);
   }
   RuntimeGraph planned, owned;
 };
@@ -203,14 +204,35 @@ TEST(BufferPlan, CatPartsInPlaceGiveExactlyTheOutputOfOwnedTensors) {
   }
 }
 
-TEST(BufferPlan, EnvironmentVariableTurnsPlanningOff) {
-  setenv("KUIPER_NO_PLAN", "1", 1);
+TEST(BufferPlan, OptionTurnsPlanningOffForThatGraphOnly) {
+  RuntimeOptions unplanned;
+  unplanned.buffer_planning = false;
   RuntimeGraph graph(kPlanGraphs + "two_readers.pnnx.param", "");
-  unsetenv("KUIPER_NO_PLAN");
-  graph.Build();
+  RuntimeGraph other(kPlanGraphs + "two_readers.pnnx.param", "");
+  graph.Build(unplanned);
+  other.Build();
   EXPECT_FALSE(graph.buffer_planning());
   EXPECT_EQ(graph.planned_bytes(), 0u);
-  EXPECT_TRUE(RuntimeGraph(kPlanGraphs + "two_readers.pnnx.param", "").buffer_planning());
+  EXPECT_TRUE(other.buffer_planning());
+  EXPECT_GT(other.planned_bytes(), 0u);
+}
+
+// RuntimeOptions::concat_in_place off: every part gets a block of its own, and
+// the cat copies them; the result does not change.
+TEST(BufferPlan, CatPartsCopiedWhenJoiningInPlaceIsOff) {
+  RuntimeOptions copied;
+  copied.concat_in_place = false;
+  RuntimeGraph in_place(kPlanGraphs + "join_in_place.pnnx.param", "");
+  RuntimeGraph graph(kPlanGraphs + "join_in_place.pnnx.param", "");
+  in_place.Build();
+  graph.Build(copied);
+  const std::vector<sftensor> input = JoinInput(3);
+  EXPECT_EQ(Values(graph.Forward(input)), Values(in_place.Forward(input)));
+  for (int n = 0; n < 3; ++n) {
+    const float* c = Item(graph, "cat_c", 0, n, /*output=*/true)->raw_ptr();
+    EXPECT_NE(Item(graph, "cat_c", 0, n)->raw_ptr(), c) << "a, item " << n;
+    EXPECT_NE(Item(graph, "cat_c", 1, n)->raw_ptr(), c + 32) << "b, item " << n;
+  }
 }
 
 }  // namespace

@@ -3,7 +3,10 @@
 // Forward calls lab course6's ComputeGroups.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "../conv_pool_test_util.hpp"
+#include "../op_test.hpp"
 #include "kuiper/error.hpp"
 #include "kuiper/graph.hpp"
 #include "kuiper/layers/convolution.hpp"
@@ -18,7 +21,11 @@ using test::FloatAttribute;
 using test::MakeOperator;
 using test::MaxAbsDiff;
 using test::NpyAttribute;
+using test::OpTestExtra;
+using test::OpTestReport;
 using test::RunOnCase;
+using test::SeededItems;
+using test::TestOperator;
 
 // Conv2d(4, 6, (3,5), stride=(2,1), padding=(1,2), dilation=(1,2), groups=2), as in the script.
 RuntimeOperator GroupedConv() {
@@ -62,63 +69,110 @@ TEST(Conv2d, BatchOfThreeMatchesItemByItem) {
   }
 }
 
-// A 3x3 stride-1 layer with 16 and 24 channels per group takes the core's
-// Winograd route (GroupKernels, the default); made after
-// SetWinogradAllowed(false), im2col + GEMM. Both through ComputeGroups, batch 3
-// (items in parallel), odd sizes, bias and a fused ReLU: the same outputs up
-// to float32 rounding (2e-6 of the largest value; see kuiper/test/test_winograd.cpp).
-TEST(Conv2d, WinogradRouteGivesTheIm2ColRoutesOutput) {
+// The convolution by its definition, summed in double: the reference every
+// route is checked against. `weight` is PyTorch's (out, in / groups, kh, kw).
+sftensor DefinitionConv2d(const ftensor& input, const ConvParams& p,
+                          const std::vector<float>& weight, const std::vector<float>& bias) {
+  const uint32_t out_h =
+      ConvOutputSize(input.rows(), p.kernel_h, p.stride_h, p.padding_h, p.dilation_h);
+  const uint32_t out_w =
+      ConvOutputSize(input.cols(), p.kernel_w, p.stride_w, p.padding_w, p.dilation_w);
+  const uint32_t in_per_group = p.in_channels / p.groups;
+  const uint32_t out_per_group = p.out_channels / p.groups;
+  sftensor output = TensorCreate(p.out_channels, out_h, out_w);
+  for (uint32_t o = 0; o < p.out_channels; ++o) {
+    const uint32_t first_in = o / out_per_group * in_per_group;
+    for (uint32_t y = 0; y < out_h; ++y) {
+      for (uint32_t x = 0; x < out_w; ++x) {
+        double sum = bias.empty() ? 0 : bias[o];
+        for (uint32_t c = 0; c < in_per_group; ++c) {
+          for (uint32_t i = 0; i < p.kernel_h; ++i) {
+            for (uint32_t j = 0; j < p.kernel_w; ++j) {
+              const int64_t iy = int64_t{y} * p.stride_h + i * p.dilation_h - p.padding_h;
+              const int64_t ix = int64_t{x} * p.stride_w + j * p.dilation_w - p.padding_w;
+              if (iy < 0 || ix < 0 || iy >= input.rows() || ix >= input.cols()) continue;
+              const size_t w = ((size_t{o} * in_per_group + c) * p.kernel_h + i) * p.kernel_w + j;
+              sum += double{weight[w]} * input.at(first_in + c, iy, ix);
+            }
+          }
+        }
+        output->at(o, y, x) = static_cast<float>(sum);
+      }
+    }
+  }
+  return output;
+}
+
+// `p` as nn.Conv2d's parameters and attributes, with `weight` and `bias`.
+std::map<std::string, RuntimeParameter> ConvOperatorParams(const ConvParams& p) {
+  return {{"in_channels", int(p.in_channels)},
+          {"out_channels", int(p.out_channels)},
+          {"kernel_size", std::vector<int>{int(p.kernel_h), int(p.kernel_w)}},
+          {"stride", std::vector<int>{int(p.stride_h), int(p.stride_w)}},
+          {"padding", std::vector<int>{int(p.padding_h), int(p.padding_w)}},
+          {"dilation", std::vector<int>{int(p.dilation_h), int(p.dilation_w)}},
+          {"groups", int(p.groups)},
+          {"bias", true}};
+}
+
+// Every route and mode of the op-test harness (op_test.hpp) against the
+// definition: odd sizes, bias, 2 groups, batches of 1 and 3 (items in
+// parallel), and a fused or separate activation, all within float32
+// rounding (2e-6 of the largest output; see kuiper/test/test_winograd.cpp and
+// test_direct_conv.cpp). Returns what the harness ran.
+OpTestReport ExpectConvMatchesTheDefinition(const ConvParams& p, uint32_t h, uint32_t w,
+                                            Activation activation) {
+  std::vector<float> weight(size_t{p.out_channels} * p.in_channels / p.groups * p.kernel_h *
+                            p.kernel_w),
+      bias(p.out_channels);
+  for (size_t i = 0; i < weight.size(); ++i) weight[i] = float((i * 37) % 23) / 23 - 0.5f;
+  for (size_t o = 0; o < bias.size(); ++o) bias[o] = 0.1f * (float(o) - p.out_channels / 2.f);
+  const std::vector<sftensor> items = SeededItems({p.in_channels, h, w}, 1);
+  const auto reference = [&](const std::vector<sftensor>& item) {
+    return std::vector<sftensor>{DefinitionConv2d(*item[0], p, weight, bias)};
+  };
+  float scale = 1;
+  for (const sftensor& item : items) {
+    const std::vector<float> values = reference({item})[0]->values();
+    scale = std::max(scale, *std::max_element(values.begin(), values.end()));
+  }
+  const int kh = int(p.kernel_h), kw = int(p.kernel_w);
+  OpTestExtra extra;
+  extra.activation = activation;
+  return TestOperator(
+      "nn.Conv2d", ConvOperatorParams(p),
+      {{"weight",
+        FloatAttribute({int(p.out_channels), int(p.in_channels / p.groups), kh, kw}, weight)},
+       {"bias", FloatAttribute({int(p.out_channels)}, bias)}},
+      {items}, reference, 2e-6f * scale, extra);
+}
+
+// 3x3 stride 1 with 16 and 24 channels per group: the core's Winograd route
+// by default, im2col + GEMM (the lab's ComputeGroups and FillBlock) with it off.
+TEST(Conv2d, WinogradShapeMatchesTheDefinitionOnEveryRoute) {
   ConvParams p;
   p.in_channels = 32, p.out_channels = 48, p.groups = 2;
   p.kernel_h = p.kernel_w = 3;
   p.padding_h = p.padding_w = 1;
-  std::vector<float> weight(48 * 16 * 9), bias(48);
-  for (size_t i = 0; i < weight.size(); ++i) weight[i] = float((i * 37) % 23) / 23 - 0.5f;
-  for (size_t o = 0; o < bias.size(); ++o) bias[o] = 0.1f * (float(o) - 24);
-  const bool allowed = WinogradAllowed();
-  SetWinogradAllowed(true);
-  ConvolutionLayer winograd("winograd", p, weight, bias);
-  SetWinogradAllowed(false);
-  ConvolutionLayer im2col("im2col", p, weight, bias);
-  SetWinogradAllowed(allowed);
-  ASSERT_TRUE(winograd.FuseActivation(Activation::kRelu));
-  ASSERT_TRUE(im2col.FuseActivation(Activation::kRelu));
-  std::vector<sftensor> inputs = Batch(3, 32, 13, 10), got(3), want(3);
-  ASSERT_EQ(winograd.Forward(inputs, got), InferStatus::kInferSuccess);
-  ASSERT_EQ(im2col.Forward(inputs, want), InferStatus::kInferSuccess);
-  float scale = 1;
-  for (const sftensor& t : want) scale = std::max(scale, arma::abs(t->data()).max());
-  EXPECT_LE(MaxAbsDiff(got, want), 2e-6f * scale);
+  const OpTestReport report = ExpectConvMatchesTheDefinition(p, 13, 10, Activation::kRelu);
+  EXPECT_EQ(report.routes, (std::set<ConvRoute>{ConvRoute::kIm2Col, ConvRoute::kWinograd}));
+  EXPECT_TRUE(report.fused) << "the ReLU was never fused into the convolution";
 }
 
-// A stride-2 layer declared with few output positions keeps its kernels for
-// the core's direct route (GroupKernels); declared without a size, for
-// im2col + GEMM. Both through ComputeGroups, 2 groups of 32 output channels,
-// batch 3 (items in parallel), bias and a fused SiLU: the same outputs up to
-// float32 rounding (see kuiper/test/test_direct_conv.cpp).
-TEST(Conv2d, DirectRouteGivesTheIm2ColRoutesOutput) {
+// Stride 2, 2 groups of 32 output channels, 7x5 output positions as the graph
+// declares them: the core's direct route where the CPU has AVX-512, im2col +
+// GEMM with it off (or without AVX-512); a SiLU after it.
+TEST(Conv2d, DirectShapeMatchesTheDefinitionOnEveryRoute) {
   ConvParams p;
   p.in_channels = 40, p.out_channels = 64, p.groups = 2;
   p.kernel_h = p.kernel_w = 3;
   p.stride_h = p.stride_w = 2;
   p.padding_h = p.padding_w = 1;
-  std::vector<float> weight(64 * 20 * 9), bias(64);
-  for (size_t i = 0; i < weight.size(); ++i) weight[i] = float((i * 37) % 23) / 23 - 0.5f;
-  for (size_t o = 0; o < bias.size(); ++o) bias[o] = 0.1f * (float(o) - 32);
-  const bool allowed = DirectAllowed();
-  SetDirectAllowed(true);
-  ConvolutionLayer direct("direct", p, weight, bias, 7 * 5);
-  ConvolutionLayer im2col("im2col", p, weight, bias);
-  SetDirectAllowed(allowed);
-  ASSERT_TRUE(direct.FuseActivation(Activation::kSilu));
-  ASSERT_TRUE(im2col.FuseActivation(Activation::kSilu));
-  std::vector<sftensor> inputs = Batch(3, 40, 13, 10), got(3), want(3);
-  ASSERT_EQ(direct.Forward(inputs, got), InferStatus::kInferSuccess);
-  ASSERT_EQ(im2col.Forward(inputs, want), InferStatus::kInferSuccess);
-  ASSERT_EQ(got[0]->raw_shapes(), std::vector<uint32_t>({64, 7, 5}));
-  float scale = 1;
-  for (const sftensor& t : want) scale = std::max(scale, arma::abs(t->data()).max());
-  EXPECT_LE(MaxAbsDiff(got, want), 2e-6f * scale);
+  const OpTestReport report = ExpectConvMatchesTheDefinition(p, 13, 10, Activation::kSilu);
+  std::set<ConvRoute> routes{ConvRoute::kIm2Col};
+  if (DirectKernels::Fast()) routes.insert(ConvRoute::kDirect);
+  EXPECT_EQ(report.routes, routes);
+  EXPECT_TRUE(report.fused) << "the SiLU was never fused into the convolution";
 }
 
 TEST(Conv2d, SingleIntParametersMeanSquare) {

@@ -4,15 +4,15 @@
 
 #include <cmath>
 
+#include "../op_test.hpp"
 #include "kuiper/error.hpp"
 #include "kuiper/layers/expression.hpp"
 
 namespace kuiper {
 namespace {
 
+// Through the op-test harness (op_test.hpp): every mode, values in [0.25, 9).
 TEST(ExpressionUnary, EveryFunctionMatchesItsFormula) {
-  sftensor x = TensorCreate({4});
-  x->Fill({0.25f, 1.f, 2.f, 9.f});
   const std::vector<std::pair<std::string, float (*)(float)>> cases = {
       {"neg(@0)", [](float v) { return -v; }},
       {"exp(@0)", [](float v) { return std::exp(v); }},
@@ -22,13 +22,9 @@ TEST(ExpressionUnary, EveryFunctionMatchesItsFormula) {
       {"abs(neg(@0))", [](float v) { return v; }},
       {"sin(@0)", [](float v) { return std::sin(v); }},
   };
-  for (const auto& [expr, reference] : cases) {
-    ExpressionLayer layer(expr, 1);
-    std::vector<sftensor> outputs(1);
-    ASSERT_EQ(layer.Forward({x}, outputs), InferStatus::kInferSuccess) << expr;
-    for (uint32_t i = 0; i < 4; ++i) {
-      EXPECT_NEAR(outputs[0]->index(i), reference(x->index(i)), 1e-6f) << expr;
-    }
+  for (const auto& [expr, formula] : cases) {
+    SCOPED_TRACE(expr);
+    test::TestElementwise("pnnx.Expression", {{"expr", expr}}, {4}, formula, 1e-6f, 0.25f, 9.f);
   }
 }
 

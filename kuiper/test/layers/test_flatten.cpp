@@ -3,6 +3,7 @@
 
 #include <numeric>
 
+#include "../op_test.hpp"
 #include "kuiper/layer.hpp"
 
 namespace kuiper {
@@ -26,13 +27,18 @@ sftensor Iota(const std::vector<uint32_t>& shape) {
   return t;
 }
 
+// Through the op-test harness (op_test.hpp): every mode, exactly the input's
+// values in row-major order.
 TEST(Flatten, WholeItemInRowMajorOrder) {
+  const auto flat = [](const std::vector<sftensor>& item) {
+    sftensor out = TensorCreate({24});
+    out->Fill(item[0]->values(/*row_major=*/true), /*row_major=*/true);
+    return std::vector<sftensor>{out};
+  };
   for (const std::string type : {"torch.flatten", "nn.Flatten"}) {
-    const sftensor x = Iota({2, 3, 4});
-    std::vector<sftensor> outputs(1);
-    ASSERT_EQ(CreateFlatten(1, -1, type)->Forward({x}, outputs), InferStatus::kInferSuccess);
-    EXPECT_EQ(outputs[0]->raw_shapes(), std::vector<uint32_t>({24})) << type;
-    EXPECT_EQ(outputs[0]->values(true), x->values(true)) << type;
+    SCOPED_TRACE(type);
+    test::TestOperator(type, {{"start_dim", 1}, {"end_dim", -1}}, {},
+                       {test::SeededItems({2, 3, 4}, 1)}, flat, 0.f);
   }
 }
 

@@ -247,7 +247,6 @@ TEST(GraphVerboseLog, LevelOneGivesThePlannedBufferBesideTensorsOfTheirOwn) {
                                                                "pnnx.Output out0 1 0 3 #3={0}\n",
                                                                "(1,4,256,256)f32"));
   RuntimeGraph graph(path, "");
-  graph.set_buffer_planning(true);
   VerboseLogSink sink(1);
   graph.Build();
   const std::string expected = path +

@@ -158,15 +158,12 @@ class WinogradKernels {
 void WinogradMultiplyInto(const Im2ColMatrix& a, const WinogradKernels& kernels, float* product,
                           const Epilogue& epilogue = {});
 
-// Whether layers made from now on may take the Winograd route: yes, unless
-// the environment variable KUIPER_WINOGRAD is 0 or SetWinogradAllowed(false)
-// was called (then every layer takes im2col, the route lab course6 writes).
 // Winograd's transformed terms are larger than the outputs they cancel down
 // to; summed in float over all input channels at once they would round more
 // than im2col, so each GEMM adds partial sums of 16 channels, which round less
 // than im2col at every width measured (docs/performance.md#winograd-accuracy).
-bool WinogradAllowed();
-void SetWinogradAllowed(bool allowed);
+// A layer takes this route only where RuntimeOptions::winograd_conv allows it
+// (GroupKernels below).
 
 // A group's kernels packed for the direct route (direct_conv.cpp): in blocks
 // of 64 output channels (the last may have 16, 32 or 48), each block tap by
@@ -217,35 +214,32 @@ constexpr uint64_t kDirectMaxPositions = 256;
 // docs/performance.md#direct-route.
 constexpr uint64_t kDirectAnySizeChannels = 128;
 
-// Whether layers made from now on may take the direct route: yes, unless the
-// environment variable KUIPER_DIRECT is 0 or SetDirectAllowed(false) was
-// called. With KUIPER_WINOGRAD=0 and KUIPER_DIRECT=0 every layer takes im2col,
-// the route lab course6 writes.
-bool DirectAllowed();
-void SetDirectAllowed(bool allowed);
-
 // A group's kernels in the one form the core multiplies them by, chosen when
 // the layer is made (one form only: the model's weights are most of its
 // memory):
-// - where WinogradAllowed(), Winograd's transformed kernels for a 3x3,
+// - where options.winograd_conv, Winograd's transformed kernels for a 3x3,
 //   stride-1, undilated kernel with 16 to 256 input and output channels per
 //   group: faster than im2col from 64 to 256 channels; 512->512 at 7x7 gains
 //   little and its transformed kernels (16/9 of the weights) would add 22 MB
 //   to ResNet18: hence 256. Below 16 channels the transforms cost more than
 //   the GEMMs save. See docs/performance.md#winograd-speed;
-// - else, where DirectAllowed() and DirectKernels::Fast(), for a layer with
+// - else, where options.direct_conv and DirectKernels::Fast(), for a layer with
 //   a multiple of 16 output channels per group, at most kDirectAnySizeChannels
 //   of them (kernels larger than 1x1) or at most kDirectMaxPositions output
 //   positions as the model declares it, neither of Winograd's shape (with
 //   Winograd off those go back to im2col) nor 1x1 stride 1: the packed
 //   kernels of the direct route;
 // - else the GEMM matrix of the im2col route.
+// With both routes off (RuntimeOptions), every layer takes im2col, the route
+// lab course6 writes.
 class GroupKernels {
  public:
   // `matrix`: (C_in/G * kh * kw) x (C_out/G), as WinogradKernels takes it.
   // `expected_positions`: the output positions per image (out_h * out_w) at
-  // the input size the model declares, or 0 when it is not known.
-  GroupKernels(arma::fmat matrix, const ConvParams& params, uint64_t expected_positions = 0);
+  // the input size the model declares, or 0 when it is not known. Of
+  // `options`, only the routes are read.
+  GroupKernels(arma::fmat matrix, const ConvParams& params, uint64_t expected_positions = 0,
+               const RuntimeOptions& options = {});
   bool winograd() const { return winograd_ != nullptr; }
   const WinogradKernels& winograd_kernels() const { return *winograd_; }
   bool direct() const { return direct_ != nullptr; }
@@ -275,9 +269,11 @@ class ConvolutionLayer : public Layer {
   // kernel_w) as PyTorch stores it; `bias` holds out_channels values or none.
   // Throws LayerError naming `name` when they do not fit `params`.
   // `expected_positions` (out_h * out_w at the input size the model declares,
-  // 0 if unknown) lets the layer keep its kernels for the direct route.
+  // 0 if unknown) lets the layer keep its kernels for the direct route;
+  // `options` says which routes it may take (GroupKernels).
   ConvolutionLayer(std::string name, const ConvParams& params, const std::vector<float>& weight,
-                   std::vector<float> bias, uint64_t expected_positions = 0);
+                   std::vector<float> bias, uint64_t expected_positions = 0,
+                   const RuntimeOptions& options = {});
 
   // Per batch item: input (in_channels, H, W) -> output (out_channels, out_h, out_w).
   InferStatus Forward(const std::vector<sftensor>& inputs, std::vector<sftensor>& outputs) override;
@@ -310,7 +306,7 @@ class ConvolutionLayer : public Layer {
   std::vector<float> bias_;  // out_channels values, or empty without bias
 };
 
-// The creator registered for "nn.Conv2d".
+// The creator registered for "nn.Conv2d": the routes are op.options'.
 std::unique_ptr<Layer> CreateConvolution(const RuntimeOperator& op);
 
 }  // namespace kuiper
