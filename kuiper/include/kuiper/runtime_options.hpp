@@ -45,9 +45,9 @@ struct RuntimeOptions {
   // file readers apply while Build loads the model.
   uint64_t memory_limit = 0;
 
-  // The threads a Forward may use; 0: every core. Carried for the engine's
-  // thread pool (parallel.hpp): Build and the layers do not read it yet, and
-  // SetMaxThreads still sets the pool's count for the whole process.
+  // The most threads this graph's Build and Forward use (a ThreadLimit,
+  // parallel.hpp); 0: no limit of its own. It lowers the process-wide count
+  // (SetMaxThreads, every core by default) and never raises it.
   int threads = 0;
 
   // Called by Build after it has freed each 8 MB of raw weights (the layers

@@ -14,6 +14,7 @@
 #include "kuiper/layer.hpp"
 #include "kuiper/layers/convolution.hpp"
 #include "kuiper/memory_limit.hpp"
+#include "kuiper/parallel.hpp"
 
 namespace kuiper {
 
@@ -242,6 +243,7 @@ std::vector<RuntimeOperator*> RuntimeGraph::ReverseTopo() const {
 
 void RuntimeGraph::Build(const RuntimeOptions& options, TopoAlgorithm algorithm) {
   options_ = options;
+  const ThreadLimit thread_limit(options_.threads);  // the layers' weight transforms
   // A graph built before gave its weights to its layers (below): read them again.
   if (operators_.empty() || weights_released_) Init();
   topo_operators_ = algorithm == TopoAlgorithm::kKahn ? KahnTopoSort() : ReverseTopo();
@@ -619,6 +621,7 @@ void RuntimeGraph::PlanOutputs(
 std::vector<std::vector<sftensor>> RuntimeGraph::Forward(
     const std::vector<std::vector<sftensor>>& inputs) {
   if (!built_) throw GraphError(fmt::format("{}: Forward called before Build", param_path_));
+  const ThreadLimit thread_limit(options_.threads);
   if (inputs.size() != inputs_.size()) {
     throw ShapeError(fmt::format("{}: the graph has {} input(s), got {}", param_path_,
                                  inputs_.size(), inputs.size()));
