@@ -3,21 +3,19 @@
 // become nn.MaxPool2d / nn.AvgPool2d, which ResNet's speed depends on; the
 // others kuiper.Pool (kuiper/src/layer/onnx_pool.cpp).
 #include <algorithm>
+#include <cstdint>
+#include <iterator>
+#include <limits>
 
+#include "kuiper/layers/pooling.hpp"
 #include "lowering_registry.hpp"
 
 namespace kuiper::onnx_import {
 namespace {
 
-// PyTorch's pooled length (nn.MaxPool2d / nn.AvgPool2d: a ceil-mode window
-// must start inside the input or its left padding).
-int64_t TorchPoolSize(int64_t in, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation,
-                      bool ceil_mode) {
-  const int64_t room = in + 2 * pad - dilation * (kernel - 1) - 1;
-  if (room < 0) return 0;
-  int64_t out = (room + (ceil_mode ? stride - 1 : 0)) / stride + 1;
-  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
-  return out;
+// Whether an ONNX size fits the engine's pooling layers' arguments.
+bool FitsLayer(int64_t value) {
+  return value >= 0 && value <= std::numeric_limits<uint32_t>::max();
 }
 
 // A pooling node's attributes with ONNX's defaults, auto_pad made explicit
@@ -107,9 +105,12 @@ bool TorchForm(const Pooling& p, bool max) {
   bool torch_form = n == 2 && (max || p.dilations == std::vector<int64_t>{1, 1});
   for (size_t a = 0; torch_form && a < n; ++a) {
     const int64_t span = p.dilations[a] * (p.kernel[a] - 1) + 1;
+    const int64_t values[] = {p.in[2 + a], p.kernel[a], p.strides[a], p.pads[a], p.dilations[a]};
+    // The pooled length is then PyTorch's, which the layers compute (pooling.hpp).
     torch_form = p.pads[a] == p.pads[a + n] && p.pads[a] <= (max ? span / 2 : p.kernel[a] / 2) &&
-                 TorchPoolSize(p.in[2 + a], p.kernel[a], p.strides[a], p.pads[a], p.dilations[a],
-                               p.ceil_mode) == p.out[2 + a];
+                 std::all_of(std::begin(values), std::end(values), FitsLayer) &&
+                 PoolOutputSize(p.in[2 + a], p.kernel[a], p.strides[a], p.pads[a], p.dilations[a],
+                                p.ceil_mode) == p.out[2 + a];
   }
   return torch_form;
 }
