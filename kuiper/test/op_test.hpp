@@ -70,20 +70,20 @@ inline pnnx::Parameter ToPnnxParameter(const RuntimeParameter& value) {
   pnnx::Parameter p;
   std::visit(
       [&p](const auto& v) {
-        using T = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<T, bool>) {
+        using Value = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<Value, bool>) {
           p.type = pnnx::ParameterType::kBool, p.b = v;
-        } else if constexpr (std::is_same_v<T, int>) {
+        } else if constexpr (std::is_same_v<Value, int>) {
           p.type = pnnx::ParameterType::kInt, p.i = v;
-        } else if constexpr (std::is_same_v<T, float>) {
+        } else if constexpr (std::is_same_v<Value, float>) {
           p.type = pnnx::ParameterType::kFloat, p.f = v;
-        } else if constexpr (std::is_same_v<T, std::string>) {
+        } else if constexpr (std::is_same_v<Value, std::string>) {
           p.type = pnnx::ParameterType::kString, p.s = v;
-        } else if constexpr (std::is_same_v<T, std::vector<int>>) {
+        } else if constexpr (std::is_same_v<Value, std::vector<int>>) {
           p.type = pnnx::ParameterType::kIntArray, p.ai = v;
-        } else if constexpr (std::is_same_v<T, std::vector<float>>) {
+        } else if constexpr (std::is_same_v<Value, std::vector<float>>) {
           p.type = pnnx::ParameterType::kFloatArray, p.af = v;
-        } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+        } else if constexpr (std::is_same_v<Value, std::vector<std::string>>) {
           p.type = pnnx::ParameterType::kStringArray, p.as = v;
         }
       },
@@ -187,14 +187,14 @@ inline void ExpectOutputsNear(const std::string& mode,
       }
       const std::vector<float> g = item->values(true), w = want->values(true);
       float worst = 0;
-      size_t at = 0;
+      size_t worst_index = 0;
       for (size_t i = 0; i < w.size(); ++i) {
         float diff = std::abs(g[i] - Activated(w[i], activation));
         if (std::isnan(diff)) diff = INFINITY;  // NaN counts as the worst
-        if (diff > worst) worst = diff, at = i;
+        if (diff > worst) worst = diff, worst_index = i;
       }
       EXPECT_LE(worst, tolerance) << mode << ", output " << o << ", item " << n
-                                  << ": largest difference at row-major index " << at;
+                                  << ": largest difference at row-major index " << worst_index;
     }
   }
 }

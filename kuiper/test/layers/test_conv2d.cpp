@@ -79,7 +79,7 @@ sftensor DefinitionConv2d(const ftensor& input, const ConvParams& p,
       ConvOutputSize(input.cols(), p.kernel_w, p.stride_w, p.padding_w, p.dilation_w);
   const uint32_t in_per_group = p.in_channels / p.groups;
   const uint32_t out_per_group = p.out_channels / p.groups;
-  sftensor output = TensorCreate(p.out_channels, out_h, out_w);
+  sftensor expected = TensorCreate(p.out_channels, out_h, out_w);
   for (uint32_t o = 0; o < p.out_channels; ++o) {
     const uint32_t first_in = o / out_per_group * in_per_group;
     for (uint32_t y = 0; y < out_h; ++y) {
@@ -96,11 +96,11 @@ sftensor DefinitionConv2d(const ftensor& input, const ConvParams& p,
             }
           }
         }
-        output->at(o, y, x) = static_cast<float>(sum);
+        expected->at(o, y, x) = static_cast<float>(sum);
       }
     }
   }
-  return output;
+  return expected;
 }
 
 // `p` as nn.Conv2d's parameters and attributes, with `weight` and `bias`.
