@@ -72,17 +72,21 @@ bool Context::HasInput(const onnx::NodeProto& node, int input) const {
 const onnx::TensorProto& Context::RequireConstant(const onnx::NodeProto& node, int input) const {
   const onnx::TensorProto* tensor = HasInput(node, input) ? Constant(node.input(input)) : nullptr;
   if (tensor) return *tensor;
+  // The error that asks for graph input `name` (`how` it lies behind this input).
+  const auto needs_input = [&](const char* how, const std::string& name) {
+    return NeedsConstantError(
+        fmt::format("node '{}' ({}): input {} must be a constant (an initializer or a Constant "
+                    "node); it is {}graph input '{}', which the engine needs at load time: give "
+                    "its value (kuiper run: its .npy) to bind it",
+                    NodeName(node), node.op_type(), input, how, name),
+        name);
+  };
   if (HasInput(node, input)) {
     const std::string& name = node.input(input);
     for (const onnx::ValueInfoProto& info : model_.graph().input()) {
       if (info.name() != name) continue;
       // A graph input: bound at load time when the user gives its value.
-      throw NeedsConstantError(
-          fmt::format("node '{}' ({}): input {} must be a constant (an initializer or a Constant "
-                      "node); it is graph input '{}', which the engine needs at load time: give "
-                      "its value (kuiper run: its .npy) to bind it",
-                      NodeName(node), node.op_type(), input, name),
-          name);
+      throw needs_input("", name);
     }
   }
   if (HasInput(node, input)) {
@@ -91,12 +95,7 @@ const onnx::TensorProto& Context::RequireConstant(const onnx::NodeProto& node, i
     // first unbound one is asked for.
     const std::string from = GraphInputBehind(node.input(input));
     if (!from.empty()) {
-      throw NeedsConstantError(
-          fmt::format("node '{}' ({}): input {} must be a constant (an initializer or a Constant "
-                      "node); it is computed from graph input '{}', which the engine needs at "
-                      "load time: give its value (kuiper run: its .npy) to bind it",
-                      NodeName(node), node.op_type(), input, from),
-          from);
+      throw needs_input("computed from ", from);
     }
   }
   Fail(node, fmt::format("input {} must be a constant (an initializer or a Constant node)", input));
