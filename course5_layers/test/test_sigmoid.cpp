@@ -1,9 +1,11 @@
 // course5_layers: Sigmoid, SigmoidLayer::Forward and its registration.
-// Expected values come from 1 / (1 + std::exp(-x)) written in the test.
+// Expected values come from 1 / (1 + std::exp(-x)) written in the test, in
+// float or in double.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "kuiper/error.hpp"
 #include "kuiper/layer.hpp"
@@ -14,6 +16,17 @@ namespace {
 
 float Reference(float x) { return 1.f / (1.f + std::exp(-x)); }
 
+// The logistic function in double, rounded once to float.
+float DoubleReference(float x) { return float(1.0 / (1.0 + std::exp(-double(x)))); }
+
+// Sigmoid over a span of the given values; y starts as NaN, so an element the
+// loop skips cannot pass for a value.
+std::vector<float> SigmoidOf(const std::vector<float>& x) {
+  std::vector<float> y(x.size(), std::numeric_limits<float>::quiet_NaN());
+  Sigmoid(x.data(), y.data(), x.size());
+  return y;
+}
+
 sftensor Ramp(uint32_t c, uint32_t h, uint32_t w, float start, float step) {
   sftensor t = TensorCreate(c, h, w);
   for (uint32_t i = 0; i < t->size(); ++i) t->index(i) = start + step * static_cast<float>(i);
@@ -21,19 +34,60 @@ sftensor Ramp(uint32_t c, uint32_t h, uint32_t w, float start, float step) {
 }
 
 TEST(Sigmoid, MatchesFormula) {
-  for (float x : {-20.f, -3.5f, -1.f, 0.f, 0.25f, 1.f, 4.f, 20.f}) {
-    EXPECT_NEAR(Sigmoid(x), Reference(x), 1e-6f) << "x = " << x;
-  }
+  const std::vector<float> x = {-20.f, -3.5f, -1.f, 0.f, 0.25f, 1.f, 4.f, 20.f};
+  const std::vector<float> y = SigmoidOf(x);
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(y[i], Reference(x[i]), 1e-6f) << "x = " << x[i];
 }
 
-TEST(Sigmoid, ZeroGivesOneHalf) { EXPECT_FLOAT_EQ(Sigmoid(0.f), 0.5f); }
+TEST(Sigmoid, ZeroGivesOneHalf) { EXPECT_FLOAT_EQ(SigmoidOf({0.f})[0], 0.5f); }
 
 TEST(Sigmoid, SaturatesWithoutNan) {
   const char* why = "see README \"The sigmoid and its ends\"";
-  EXPECT_EQ(Sigmoid(-1000.f), 0.f) << why;
-  EXPECT_EQ(Sigmoid(1000.f), 1.f) << why;
-  EXPECT_EQ(Sigmoid(-std::numeric_limits<float>::infinity()), 0.f) << why;
-  EXPECT_EQ(Sigmoid(std::numeric_limits<float>::infinity()), 1.f) << why;
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> y = SigmoidOf({-1000.f, 1000.f, -inf, inf});
+  EXPECT_EQ(y[0], 0.f) << "x = -1000; " << why;
+  EXPECT_EQ(y[1], 1.f) << "x = 1000; " << why;
+  EXPECT_EQ(y[2], 0.f) << "x = -inf; " << why;
+  EXPECT_EQ(y[3], 1.f) << "x = inf; " << why;
+}
+
+TEST(Sigmoid, EndsSaturateAtEveryPositionOfALongSpan) {
+  // The four ends at every position of a span of 67: in the vectorised body
+  // (67 = 4 * 16 + 3, whatever the vector width) and in its tail.
+  const float inf = std::numeric_limits<float>::infinity();
+  const float ends[4] = {-1000.f, 1000.f, -inf, inf};
+  const float expected[4] = {0.f, 1.f, 0.f, 1.f};
+  for (size_t shift = 0; shift < 4; ++shift) {
+    std::vector<float> x(67);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = ends[(i + shift) % 4];
+    const std::vector<float> y = SigmoidOf(x);
+    for (size_t i = 0; i < x.size(); ++i) {
+      EXPECT_EQ(y[i], expected[(i + shift) % 4])
+          << "x[" << i << "] = " << x[i] << "; see README \"The sigmoid and its ends\"";
+    }
+  }
+}
+
+TEST(Sigmoid, LongSpanWithATailMatchesDoublePrecision) {
+  // 1037 = 64 * 16 + 13 values from -20 to 20: not a multiple of 4, 8 or 16
+  // floats, so a loop that stops at the last whole vector leaves NaNs.
+  std::vector<float> x(1037);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = -20.f + 40.f * static_cast<float>(i) / 1036.f;
+  const std::vector<float> y = SigmoidOf(x);
+  for (size_t i = 0; i < x.size(); ++i) {
+    EXPECT_NEAR(y[i], DoubleReference(x[i]), 1e-6f) << "x[" << i << "] = " << x[i];
+  }
+}
+
+TEST(Sigmoid, SpanMayBeComputedInPlace) {
+  // The Detect head passes the same pointer as x and y.
+  std::vector<float> v(21);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = -5.f + 0.5f * static_cast<float>(i);
+  const std::vector<float> x = v;
+  Sigmoid(v.data(), v.data(), v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    EXPECT_NEAR(v[i], DoubleReference(x[i]), 1e-6f) << "x[" << i << "] = " << x[i];
+  }
 }
 
 TEST(SigmoidLayer, ForwardComputesEveryElementOfEveryItem) {

@@ -97,24 +97,30 @@ class DetectLayer : public Layer {
     arma::fmat p(h * w, na_ * no_, arma::fill::none);  // MultiplyInto writes every element
     MultiplyInto(cells, level.weight_t, p.memptr());
     // One (anchor, value) pair at a time: column a * no + k of p holds it for
-    // every cell, and column k of the output for every row of the anchor, so
-    // both are walked in memory order. The pairs are independent: a single
-    // item shares them out among the threads.
+    // every cell, and column k of the output for every row of the anchor.
+    // The pairs are independent: a single item shares them out among the
+    // threads.
     const int pairs = static_cast<int>(na_ * no_);
     ParallelFor(pairs, [&](int64_t pair) {
       const uint32_t a = pair / no_, k = pair % no_;
-      const float anchor = level.anchors[2 * a + (k == 3 ? 1 : 0)];
       const float bias = level.bias(pair);
       const float* logits = p.colptr(pair);
       float* column = out.colptr(k) + row + a * h * w;  // rows ordered y, x
-      for (uint32_t cx = 0; cx < w; ++cx) {
-        for (uint32_t cy = 0; cy < h; ++cy) {
-          const float s = Sigmoid(logits[cy + cx * h] + bias);  // lab course5_layers
-          float value = s;
-          if (k == 0) value = (s * 2.f - 0.5f + static_cast<float>(cx)) * level.stride;
-          if (k == 1) value = (s * 2.f - 0.5f + static_cast<float>(cy)) * level.stride;
-          if (k == 2 || k == 3) value = (s * 2.f) * (s * 2.f) * anchor;
-          column[cy * w + cx] = value;
+      // The logits plus the bias, in the output's order, then their sigmoids
+      // in place: one call of lab course5_layers's Sigmoid per column, a loop
+      // the compiler vectorises, where a call per value could not be.
+      for (uint32_t cy = 0; cy < h; ++cy) {
+        for (uint32_t cx = 0; cx < w; ++cx) column[cy * w + cx] = logits[cy + cx * h] + bias;
+      }
+      Sigmoid(column, column, size_t{h} * w);
+      if (k >= 4) return;  // objectness and class scores are the sigmoids themselves
+      const float anchor = level.anchors[2 * a + (k == 3 ? 1 : 0)];
+      for (uint32_t cy = 0; cy < h; ++cy) {
+        for (uint32_t cx = 0; cx < w; ++cx) {
+          float& v = column[cy * w + cx];
+          if (k == 0) v = (v * 2.f - 0.5f + static_cast<float>(cx)) * level.stride;
+          if (k == 1) v = (v * 2.f - 0.5f + static_cast<float>(cy)) * level.stride;
+          if (k == 2 || k == 3) v = (v * 2.f) * (v * 2.f) * anchor;
         }
       }
     });

@@ -2,16 +2,36 @@
 #include "kuiper/layers/sigmoid.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <memory>
+
+#include "kuiper/parallel.hpp"
+
+// glibc's vector library (libmvec, linked with the maths library) has expf
+// for 4, 8 and 16 floats at a time, but <math.h> declares those versions only
+// under -ffast-math, which would also let the compiler assume that no value
+// is infinite: the very ends Sigmoid must get right. This line declares them
+// without it, so that GCC turns the std::exp of a `#pragma omp simd` loop
+// over floats into one call per 4 values (README "A loop the compiler
+// vectorises").
+#if defined(__x86_64__) && defined(__GLIBC__)
+extern "C" {
+#pragma omp declare simd notinbranch
+float expf(float) noexcept;
+}
+#endif
 
 namespace kuiper {
 
-float Sigmoid(float x) {
-  // TODO(course5): the logistic function 1 / (1 + e^-x). It must give exactly
-  // 0 and 1, never NaN, at the ends (x = -1000, +1000, -inf, +inf): pick the
-  // form of the formula that does (README "The sigmoid and its ends").
+void Sigmoid(const float* x, float* y, size_t n) {
+  // TODO(course5): y[i] = 1 / (1 + e^-x[i]) for every i < n, one loop that
+  // the compiler vectorises (README "A loop the compiler vectorises"). It
+  // must give exactly 0 and 1, never NaN, at the ends (x = -1000, +1000,
+  // -inf, +inf): pick the form of the formula that does (README "The sigmoid
+  // and its ends"). y may be x: the Detect head computes in place.
   // ---- your code begins ----
-  return 1.f / (1.f + std::exp(-x));
+#pragma omp simd
+  for (size_t i = 0; i < n; ++i) y[i] = 1.f / (1.f + std::exp(-x[i]));
   // ---- your code ends ----
 }
 
@@ -22,9 +42,8 @@ InferStatus SigmoidLayer::Forward(const std::vector<sftensor>& inputs,
   // trusts its caller: first check the batch and answer with the status of
   // the README's table, in the table's order, before touching any output
   // (README "What Forward must check"). Reuse an output slot that already has
-  // the right shape, never modify an input, and let the items run in parallel
-  // without an exception escaping the parallel region (README "Computing a
-  // batch").
+  // the right shape, never modify an input, and run the items on the
+  // engine's threads with ParallelForEach (README "Computing a batch").
   // ---- your code begins ----
   if (inputs.empty()) return InferStatus::kInferFailedInputEmpty;
   if (outputs.empty()) return InferStatus::kInferFailedOutputEmpty;
@@ -32,17 +51,13 @@ InferStatus SigmoidLayer::Forward(const std::vector<sftensor>& inputs,
   for (const sftensor& input : inputs) {
     if (!input || input->empty()) return InferStatus::kInferFailedInputEmpty;
   }
-  // Allocation may throw, so it happens before the parallel loop.
-  const int batch = static_cast<int>(inputs.size());
+  // Every item gets its output first, so that the parallel loop only computes.
+  const int64_t batch = static_cast<int64_t>(inputs.size());
   // Wrong: a new tensor for every item, even where the slot has the right shape.
-  for (int i = 0; i < batch; ++i) outputs[i] = TensorCreate(inputs[i]->raw_shapes());
-#pragma omp parallel for
-  for (int i = 0; i < batch; ++i) {
-    const float* x = inputs[i]->raw_ptr();
-    float* y = outputs[i]->raw_ptr();
-    const uint32_t n = inputs[i]->size();
-    for (uint32_t j = 0; j < n; ++j) y[j] = Sigmoid(x[j]);
-  }
+  for (int64_t i = 0; i < batch; ++i) outputs[i] = TensorCreate(inputs[i]->raw_shapes());
+  ParallelForEach(batch, [&](int64_t i) {
+    Sigmoid(inputs[i]->raw_ptr(), outputs[i]->raw_ptr(), inputs[i]->size());
+  });
   return InferStatus::kInferSuccess;
   // ---- your code ends ----
 }
