@@ -1,10 +1,15 @@
-// nn.MaxPool2d and F.max_pool2d. The padding comes from lab course2's
-// Tensor::Padding with -infinity, which no window maximum can pick.
+// nn.MaxPool2d and F.max_pool2d. The border is handled by clamping each
+// window to the input: a tap in the padding would hold -infinity, which no
+// maximum picks, so leaving it out gives the same result without the padded
+// copy of every channel that lab course2's Tensor::Padding used to make here
+// (docs/performance.md#layer-kernels). The lab's Padding is no longer on the
+// pooling path; course2_padding/README.md says so.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <exception>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "conv_pool_common.hpp"
@@ -109,50 +114,74 @@ class MaxPoolingLayer : public Layer {
   }
 
  private:
-  // The rows (or columns) the windows span beyond the input and its padding:
-  // in ceil mode the last window may hang over the bottom or right edge.
-  static uint32_t Overhang(uint32_t in, uint32_t out, uint32_t kernel, uint32_t stride,
-                           uint32_t padding, uint32_t dilation) {
-    const int64_t needed = int64_t{out - 1} * stride + int64_t{dilation} * (kernel - 1) + 1;
-    return static_cast<uint32_t>(std::max<int64_t>(0, needed - (int64_t{in} + 2 * padding)));
+  // The taps [first, last) of a window that starts at `start` (in input
+  // coordinates, negative in the padding) and lie inside [0, size): the
+  // window clamped to the input. Empty (first >= last) when every tap is in
+  // the padding, which dilation allows; that window's maximum is -infinity.
+  static std::pair<int64_t, int64_t> InsideTaps(int64_t start, int64_t size, uint32_t kernel,
+                                                uint32_t dilation) {
+    const int64_t first = start >= 0 ? 0 : (-start + dilation - 1) / dilation;
+    const int64_t last =
+        start > size - 1 ? 0 : std::min<int64_t>(kernel, (size - 1 - start) / dilation + 1);
+    return {first, last};
   }
 
   // Output (oy, ox) of one channel: the maximum over the window at
-  // (oy * stride_h, ox * stride_w) of `in`, already padded. Separably, per
-  // output column: first the maximum across the window's columns for every
-  // row the windows span (contiguous in memory), then down each window's
-  // rows of that: two passes (WindowMax), each reading the taps along one
-  // axis, instead of one pass per tap.
-  void PoolChannel(const arma::fmat& in, arma::fmat& out) const {
-    const uint32_t rows = out.n_rows;
-    const uint32_t span = (rows - 1) * stride_[0] + (kernel_[0] - 1) * dilation_[0] + 1;
-    std::vector<float> across(span);
-    for (uint32_t ox = 0; ox < out.n_cols; ++ox) {
-      WindowMax(across.data(), in.colptr(ox * stride_[1]), span, 1, kernel_[1],
-                size_t{dilation_[1]} * in.n_rows);
-      WindowMax(out.colptr(ox), across.data(), rows, stride_[0], kernel_[0], dilation_[0]);
+  // (oy * stride_h - pad_h, ox * stride_w - pad_w) of `in` (rows x cols,
+  // column-major), clamped to the input. Separably, per output column: first
+  // the maximum across the window's columns for every input row (contiguous
+  // in memory), into `across`, then down each window's rows of that: two
+  // passes (WindowMax), each reading the taps along one axis, instead of one
+  // pass per tap. Windows wholly inside the input take WindowMax's unrolled
+  // forms; only the few output rows whose windows cross the top or bottom
+  // edge are clamped one at a time.
+  void PoolChannel(const float* in, uint32_t rows, uint32_t cols, float* out, uint32_t out_rows,
+                   uint32_t out_cols, float* across) const {
+    constexpr float kLowest = -std::numeric_limits<float>::infinity();
+    const int64_t h = rows, w = cols;
+    const uint32_t kh = kernel_[0], sh = stride_[0], ph = padding_[0], dh = dilation_[0];
+    // Output rows [inner_begin, inner_end) have every window row inside the input.
+    const int64_t inner_begin = std::min<int64_t>(out_rows, (ph + sh - 1) / sh);
+    const int64_t last_start = h - 1 - int64_t{dh} * (kh - 1) + ph;  // of a window's top row
+    const int64_t inner_end =
+        std::clamp<int64_t>(last_start < 0 ? 0 : last_start / sh + 1, inner_begin, out_rows);
+    for (uint32_t ox = 0; ox < out_cols; ++ox) {
+      const int64_t start = int64_t{ox} * stride_[1] - padding_[1];
+      const auto [first, last] = InsideTaps(start, w, kernel_[1], dilation_[1]);
+      if (first >= last) {
+        std::fill(across, across + h, kLowest);
+      } else {
+        WindowMax(across, in + (start + first * dilation_[1]) * h, h, 1, last - first,
+                  size_t{dilation_[1]} * h);
+      }
+      float* column = out + size_t{ox} * out_rows;
+      if (inner_end > inner_begin) {
+        WindowMax(column + inner_begin, across + (inner_begin * sh - ph), inner_end - inner_begin,
+                  sh, kh, dh);
+      }
+      const auto clamped = [&](int64_t oy) {
+        const int64_t top = oy * sh - ph;
+        const auto [t0, t1] = InsideTaps(top, h, kh, dh);
+        float m = kLowest;
+        for (int64_t t = t0; t < t1; ++t) m = std::max(m, across[top + t * dh]);
+        column[oy] = m;
+      };
+      for (int64_t oy = 0; oy < inner_begin; ++oy) clamped(oy);
+      for (int64_t oy = inner_end; oy < out_rows; ++oy) clamped(oy);
     }
   }
 
   void Pool(const ftensor& input, ftensor& output) const {
-    const uint32_t extra_h =
-        Overhang(input.rows(), output.rows(), kernel_[0], stride_[0], padding_[0], dilation_[0]);
-    const uint32_t extra_w =
-        Overhang(input.cols(), output.cols(), kernel_[1], stride_[1], padding_[1], dilation_[1]);
-    const bool pad = padding_[0] || padding_[1] || extra_h || extra_w;
-    const std::vector<uint32_t> pads = {padding_[0], padding_[0] + extra_h, padding_[1],
-                                        padding_[1] + extra_w};
-    // Channel by channel: a padded copy of one channel (the input may be read
-    // by other layers too) is still in the cache when its windows read it.
-    ParallelFor(input.channels(), [&](int64_t c) {
-      if (!pad) {
-        PoolChannel(input.slice(c), output.slice(c));
-        return;
+    const uint32_t rows = input.rows(), cols = input.cols();
+    // Channel by channel, straight from the input (which other layers may
+    // read too, so it is never modified), with one `across` row buffer per
+    // thread.
+    ParallelRanges(input.channels(), MaxThreads(), [&](int64_t begin, int64_t end, int) {
+      std::vector<float> across(rows);
+      for (int64_t c = begin; c < end; ++c) {
+        PoolChannel(input.slice(c).memptr(), rows, cols, output.slice(c).memptr(), output.rows(),
+                    output.cols(), across.data());
       }
-      ftensor channel(1, input.rows(), input.cols());
-      channel.slice(0) = input.slice(c);
-      channel.Padding(pads, -std::numeric_limits<float>::infinity());
-      PoolChannel(channel.slice(0), output.slice(c));
     });
   }
 
