@@ -88,11 +88,10 @@ sftensor NegativeInput(uint32_t c, uint32_t h, uint32_t w) {
   return x;
 }
 
-void ExpectMatchesNaiveLoop(const NaivePool& p, const sftensor& x, uint32_t out_h,
-                            uint32_t out_w) {
-  auto layer = LayerRegisterer::CreateLayer(
-      MaxPool({int(p.kh), int(p.kw)}, {int(p.sh), int(p.sw)}, {int(p.ph), int(p.pw)},
-              {int(p.dh), int(p.dw)}, p.ceil_mode));
+void ExpectMatchesNaiveLoop(const NaivePool& p, const sftensor& x, uint32_t out_h, uint32_t out_w) {
+  auto layer = LayerRegisterer::CreateLayer(MaxPool({int(p.kh), int(p.kw)}, {int(p.sh), int(p.sw)},
+                                                    {int(p.ph), int(p.pw)}, {int(p.dh), int(p.dw)},
+                                                    p.ceil_mode));
   std::vector<sftensor> outputs(1);
   ASSERT_EQ(layer->Forward({x}, outputs), InferStatus::kInferSuccess);
   ASSERT_EQ(outputs[0]->raw_shapes(), std::vector<uint32_t>({x->channels(), out_h, out_w}));
@@ -108,8 +107,8 @@ void ExpectMatchesNaiveLoop(const NaivePool& p, const sftensor& x, uint32_t out_
             best = std::max(best, x->at(c, iy, ix));
           }
         }
-        EXPECT_EQ(outputs[0]->at(c, oy, ox), best) << "channel " << c << ", (" << oy << ", " << ox
-                                                   << ")";
+        EXPECT_EQ(outputs[0]->at(c, oy, ox), best)
+            << "channel " << c << ", (" << oy << ", " << ox << ")";
       }
     }
   }
