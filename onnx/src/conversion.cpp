@@ -351,6 +351,12 @@ pnnx::Graph Context::Run() {
     return Convert(/*batch_mode=*/false, 1);
   }
   int64_t batch = 1;
+  // Whether a node acts on the batch (an axis 0, a transpose moving it, a
+  // constant differing along it) is known to its lowering alone, in about
+  // twenty places (FailBatch); a check of its own beside each would be a
+  // second copy of that arithmetic, free to drift from the first. So batch
+  // mode is tried and, refused, the nodes are lowered once more as one item:
+  // the retry repeats only the lowering, not inference or folding.
   if (BatchModeFits(batch)) {
     try {
       return Convert(/*batch_mode=*/true, batch);

@@ -43,27 +43,32 @@ const std::vector<int>& OnnxShapeInputs(const std::string& type, int64_t opset) 
   return it != kTable.end() && opset >= it->second.since ? it->second.inputs : kNone;
 }
 
+// The value given for graph input `info` has the shape it declares.
+void CheckBoundShape(const onnx::ValueInfoProto& info, const NpyArray& array) {
+  const auto& type = info.type().tensor_type();
+  if (!type.has_shape()) return;
+  bool fits = type.shape().dim_size() == static_cast<int>(array.shape.size());
+  for (int d = 0; fits && d < type.shape().dim_size(); ++d) {
+    const auto& dim = type.shape().dim(d);
+    fits = !dim.has_dim_value() || dim.dim_value() == array.shape[d];
+  }
+  if (fits) return;
+  std::vector<std::string> dims;
+  for (const auto& dim : type.shape().dim()) {
+    dims.push_back(dim.has_dim_value() ? std::to_string(dim.dim_value()) : "?");
+  }
+  throw ConversionError(fmt::format(
+      "graph input '{}' is bound at load time and declared ({}); its value has shape ({})",
+      info.name(), fmt::join(dims, ","), fmt::join(array.shape, ",")));
+}
+
 // `array` as an initializer for graph input `info`, in the element type the
-// model declares for it, checked against the declared shape.
+// model declares for it, checked against the declared shape. The type first:
+// an input of a type the engine cannot carry is named for that (an unread
+// CastLike `like` of bfloat16), whatever value was given.
 onnx::TensorProto BoundTensor(const onnx::ValueInfoProto& info, const NpyArray& array) {
   const std::string& name = info.name();
   const auto& type = info.type().tensor_type();
-  if (type.has_shape()) {
-    bool fits = type.shape().dim_size() == static_cast<int>(array.shape.size());
-    for (int d = 0; fits && d < type.shape().dim_size(); ++d) {
-      const auto& dim = type.shape().dim(d);
-      fits = !dim.has_dim_value() || dim.dim_value() == array.shape[d];
-    }
-    if (!fits) {
-      std::vector<std::string> dims;
-      for (const auto& dim : type.shape().dim()) {
-        dims.push_back(dim.has_dim_value() ? std::to_string(dim.dim_value()) : "?");
-      }
-      throw ConversionError(fmt::format(
-          "graph input '{}' is bound at load time and declared ({}); its value has shape ({})",
-          name, fmt::join(dims, ","), fmt::join(array.shape, ",")));
-    }
-  }
   onnx::TensorProto tensor;
   tensor.set_name(name);
   for (int64_t d : array.shape) tensor.add_dims(d);
@@ -108,6 +113,7 @@ onnx::TensorProto BoundTensor(const onnx::ValueInfoProto& info, const NpyArray& 
           "graph input '{}' is bound at load time but is of ONNX type {}, which cannot be bound",
           name, elem));
   }
+  CheckBoundShape(info, array);
   return tensor;
 }
 
