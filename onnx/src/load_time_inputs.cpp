@@ -245,8 +245,9 @@ LoadTimeBinding BindLoadTimeInputs(const onnx::ModelProto& model,
   };
   for (const onnx::NodeProto& node : model.graph().node()) {
     if (!IsStandardDomain(node)) continue;
-    // ONNX's shape inference reads a shape input itself: only a graph input
-    // there is bound, before inference sees it.
+    // A shape input that is a graph input itself, which ONNX's shape
+    // inference reads; a lowering that needs a computed one as a constant
+    // declares it (below), which binds the graph inputs it is computed from.
     for (int k : OnnxShapeInputs(node.op_type(), g.opset)) {
       if (k >= node.input_size() || !g.runtime.count(node.input(k))) continue;
       if (!bind(node.input(k))) {
