@@ -10,6 +10,7 @@
 #include <map>
 
 #include "kuiper/memory_limit.hpp"
+#include "load_time_inputs.hpp"
 
 namespace kuiper::onnx_import {
 
@@ -72,56 +73,29 @@ bool Context::HasInput(const onnx::NodeProto& node, int input) const {
 const onnx::TensorProto& Context::RequireConstant(const onnx::NodeProto& node, int input) const {
   const onnx::TensorProto* tensor = HasInput(node, input) ? Constant(node.input(input)) : nullptr;
   if (tensor) return *tensor;
-  // The error that asks for graph input `name` (`how` it lies behind this input).
-  const auto needs_input = [&](const char* how, const std::string& name) {
-    return NeedsConstantError(
-        fmt::format("node '{}' ({}): input {} must be a constant (an initializer or a Constant "
-                    "node); it is {}graph input '{}', which the engine needs at load time: give "
-                    "its value (kuiper run: its .npy) to bind it",
-                    NodeName(node), node.op_type(), input, how, name),
-        name);
-  };
-  if (HasInput(node, input)) {
-    const std::string& name = node.input(input);
-    for (const onnx::ValueInfoProto& info : model_.graph().input()) {
-      if (info.name() != name) continue;
-      // A graph input: bound at load time when the user gives its value.
-      throw needs_input("", name);
-    }
+  const std::string why =
+      fmt::format("input {} must be a constant (an initializer or a Constant node)", input);
+  // A graph input, or a value computed from graph inputs alone (HannWindow's
+  // expansion: Cast(size) -> Sub -> Range's limit), folds once they are bound:
+  // the nearest unbound one is named.
+  const std::vector<std::string> behind =
+      HasInput(node, input)
+          ? GraphInputsBehind(model_, node.input(input), /*shapes_fixed=*/dynamic_input_.empty())
+          : std::vector<std::string>{};
+  if (behind.empty()) Fail(node, why);
+  const std::string& name = behind.front();
+  const char* how = name == node.input(input) ? "" : "computed from ";
+  if (options_.input_values.count(name)) {
+    // BindLoadTimeInputs binds every graph input with a value behind a
+    // declared constant input: this one was not declared.
+    Fail(node, fmt::format("{}; it is {}graph input '{}', whose value was given but not bound: "
+                           "the lowering of {} must declare input {} constant "
+                           "(KUIPER_ONNX_LOWERING_CONSTANTS)",
+                           why, how, name, node.op_type(), input));
   }
-  if (HasInput(node, input)) {
-    // A value computed from graph inputs alone (HannWindow's expansion:
-    // Cast(size) -> Sub -> Range's limit) folds once they are bound: the
-    // first unbound one is asked for.
-    const std::string from = GraphInputBehind(node.input(input));
-    if (!from.empty()) {
-      throw needs_input("computed from ", from);
-    }
-  }
-  Fail(node, fmt::format("input {} must be a constant (an initializer or a Constant node)", input));
-}
-
-std::string Context::GraphInputBehind(const std::string& value) const {
-  std::map<std::string, const onnx::NodeProto*> producer;
-  for (const onnx::NodeProto& node : model_.graph().node()) {
-    for (const std::string& output : node.output()) producer[output] = &node;
-  }
-  std::set<std::string> runtime_inputs;
-  for (const onnx::ValueInfoProto& info : model_.graph().input()) {
-    if (!constants_.count(info.name())) runtime_inputs.insert(info.name());
-  }
-  std::set<std::string> seen;
-  std::vector<std::string> stack = {value};
-  while (!stack.empty()) {
-    const std::string v = stack.back();
-    stack.pop_back();
-    if (v.empty() || !seen.insert(v).second || constants_.count(v)) continue;
-    if (runtime_inputs.count(v)) return v;
-    const auto it = producer.find(v);
-    if (it == producer.end()) continue;
-    for (const std::string& in : it->second->input()) stack.push_back(in);
-  }
-  return "";
+  Fail(node, fmt::format("{}; it is {}graph input '{}', which the engine needs at load time: give "
+                         "its value (kuiper run: its .npy) to bind it",
+                         why, how, name));
 }
 
 std::vector<int> Context::EngineShape(const Shape& shape) const {

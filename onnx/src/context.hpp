@@ -26,19 +26,6 @@ class BatchAxisError : public ConversionError {
   using ConversionError::ConversionError;
 };
 
-// An operator needs graph input `value` as a constant (RequireConstant).
-// ConvertOnnx binds it from a value the user gave (OnnxImportOptions) and
-// converts again; without one the message stands, naming the input.
-class NeedsConstantError : public ConversionError {
- public:
-  NeedsConstantError(const std::string& message, std::string value)
-      : ConversionError(message), value_(std::move(value)) {}
-  const std::string& value() const { return value_; }
-
- private:
-  std::string value_;
-};
-
 // The ONNX integer element types (signed and unsigned, 8 to 64 bits).
 bool ElemIsInteger(int elem_type);
 // The ONNX element types the engine carries as float32: float itself, the
@@ -113,8 +100,9 @@ class Context {
   std::string NodeName(const onnx::NodeProto& node) const;
   const Shape& ShapeOf(const onnx::NodeProto& node, const std::string& value) const;
   const onnx::TensorProto* Constant(const std::string& value) const;
-  // Input `input` of `node` as a constant, or a ConversionError naming it (a
-  // graph input is asked for: NeedsConstantError).
+  // Input `input` of `node` as a constant, or a ConversionError naming it and,
+  // when it is (computed from) a graph input without a value, that input.
+  // The lowering must declare `input` where it registers (lowering_registry.hpp).
   const onnx::TensorProto& RequireConstant(const onnx::NodeProto& node, int input) const;
   bool HasInput(const onnx::NodeProto& node, int input) const;
   bool IsUsed(const std::string& value) const { return used_.count(value) != 0; }
@@ -178,8 +166,6 @@ class Context {
   void CheckGraphInputsRead() const;
   pnnx::Graph Pruned() const;
   std::vector<bool> Live() const;
-  // A graph input (not bound) that computed `value` depends on, or "".
-  std::string GraphInputBehind(const std::string& value) const;
   // In single-item mode, records on `operand` (a graph input or output) the
   // ONNX shape the model declares, which the engine holds as (1, shape...):
   // callers feed and read it without a batch axis (RuntimeOperand::unbatched_shape).

@@ -92,8 +92,8 @@ void Context::PrepareConvPoolInference(onnx::GraphProto& graph) const {
     if (type != "Conv" || FindAttribute(node, "kernel_shape")) continue;
     const auto w = node.input_size() > 1 ? constants.find(node.input(1)) : constants.end();
     if (w == constants.end()) {
-      // ConvertConv's own check names the input (and lets ConvertOnnx bind
-      // a graph input from its given value).
+      // RequireConstant names the graph input W is (computed from), when it
+      // is one without a value.
       if (node.input_size() > 1) RequireConstant(node, 1);
       Fail(node, "input 1 must be a constant (an initializer or a Constant node)");
     }
@@ -351,6 +351,12 @@ pnnx::Graph Context::Run() {
     return Convert(/*batch_mode=*/false, 1);
   }
   int64_t batch = 1;
+  // Whether a node acts on the batch (an axis 0, a transpose moving it, a
+  // constant differing along it) is known to its lowering alone, in about
+  // twenty places (FailBatch); a check of its own beside each would be a
+  // second copy of that arithmetic, free to drift from the first. So batch
+  // mode is tried and, refused, the nodes are lowered once more as one item:
+  // the retry repeats only the lowering, not inference or folding.
   if (BatchModeFits(batch)) {
     try {
       return Convert(/*batch_mode=*/true, batch);
@@ -487,23 +493,28 @@ void Context::EmitGraphOutputs() {
 
 // A graph input that only folded nodes read (Shape of it, a graph output
 // computed from its shape alone) would be a pnnx.Input nobody reads, which
-// the engine refuses: its value is asked for and bound, as for an operator
-// that needs a constant (NeedsConstantError), and the folding then reads
-// the shape of the value given.
+// the engine refuses. BindLoadTimeInputs binds such an input when it has a
+// value (the folding then reads the shape of the value given); one left here
+// has none, or is read by a node the pre-pass takes for a run-time reader.
 void Context::CheckGraphInputsRead() const {
   const onnx::GraphProto& graph = model_.graph();
   const std::vector<bool> live = Live();
   for (const auto& info : graph.input()) {
     if (constants_.count(info.name())) continue;
     const std::vector<int>& readers = graph_.operands[operand_of_.at(info.name())].consumers;
-    if (std::none_of(readers.begin(), readers.end(), [&](int op) { return live[op]; })) {
-      throw NeedsConstantError(
-          fmt::format("graph input '{}' is read by no operator once the graph is folded (only "
-                      "its shape is used, fixed at load time): give its value (kuiper run: its "
-                      ".npy) to bind it",
-                      info.name()),
-          info.name());
+    if (std::any_of(readers.begin(), readers.end(), [&](int op) { return live[op]; })) continue;
+    const std::string what = fmt::format(
+        "graph input '{}' is read by no operator once the graph is folded (only its shape is "
+        "used, fixed at load time)",
+        info.name());
+    if (options_.input_values.count(info.name())) {
+      throw ConversionError(fmt::format(
+          "{}; its value was given but not bound: load_time_inputs.cpp misses the node that "
+          "reads it",
+          what));
     }
+    throw ConversionError(
+        fmt::format("{}: give its value (kuiper run: its .npy) to bind it", what));
   }
 }
 

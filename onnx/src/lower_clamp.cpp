@@ -92,9 +92,9 @@ void LowerHardSigmoid(Context& ctx, const onnx::NodeProto& node) {
 
 }  // namespace
 
-KUIPER_ONNX_LOWERING(
-    LowerClip, "min and max constant scalars (attributes before opset 11); (0, 6) is nn.ReLU6",
-    "Clip");
+KUIPER_ONNX_LOWERING_CONSTANTS(
+    LowerClip, ConstantInputs({1, 2}),
+    "min and max constant scalars (attributes before opset 11); (0, 6) is nn.ReLU6", "Clip");
 KUIPER_ONNX_LOWERING(LowerHardSigmoid,
                      "finite alpha and beta; PyTorch's (1/6, 0.5) is nn.Hardsigmoid",
                      "HardSigmoid");

@@ -247,12 +247,14 @@ void LowerBatchNormalization(Context& ctx, const onnx::NodeProto& node) {
 
 }  // namespace
 
-KUIPER_ONNX_LOWERING(LowerConv,
-                     "2-D (4-D input and W); W and B constant; symmetric pads after auto_pad",
-                     "Conv");
-KUIPER_ONNX_LOWERING(LowerConvTranspose, "1-D to 3-D; W and B constant", "ConvTranspose");
-KUIPER_ONNX_LOWERING(LowerBatchNormalization,
-                     "4-D input; scale, B, mean, var constant; training mode as one batch item",
-                     "BatchNormalization");
+KUIPER_ONNX_LOWERING_CONSTANTS(
+    LowerConv, ConstantInputs({1, 2}),
+    "2-D (4-D input and W); W and B constant; symmetric pads after auto_pad", "Conv");
+KUIPER_ONNX_LOWERING_CONSTANTS(LowerConvTranspose, ConstantInputs({1, 2}),
+                               "1-D to 3-D; W and B constant", "ConvTranspose");
+KUIPER_ONNX_LOWERING_CONSTANTS(
+    LowerBatchNormalization, ConstantInputs({1, 2, 3, 4}),
+    "4-D input; scale, B, mean, var constant; training mode as one batch item",
+    "BatchNormalization");
 
 }  // namespace kuiper::onnx_import

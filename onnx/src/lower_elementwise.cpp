@@ -20,6 +20,7 @@
 #include <limits>
 #include <map>
 
+#include "kuiper/unary_ops.hpp"
 #include "lowering_registry.hpp"
 
 namespace kuiper::onnx_import {
@@ -317,8 +318,6 @@ constexpr OnnxUnaryRow kOnnxUnaryRows[] = {
 #undef KUIPER_UNARY
 };
 
-bool IsLayerForm(const std::string& form) { return form.find("@0") == std::string::npos; }
-
 // A function of one input, by its row of the table: the engine layer the row
 // names, or the row's expression.
 void LowerUnary(Context& ctx, const onnx::NodeProto& node) {
@@ -326,7 +325,7 @@ void LowerUnary(Context& ctx, const onnx::NodeProto& node) {
       std::find_if(std::begin(kOnnxUnaryRows), std::end(kOnnxUnaryRows),
                    [&](const OnnxUnaryRow& r) { return node.op_type() == r.onnx_type; });
   const std::string form = row->form;
-  if (IsLayerForm(form)) {
+  if (IsUnaryLayerForm(form)) {
     ctx.EmitUnary(node, form);
     return;
   }
@@ -341,8 +340,9 @@ bool RegisterUnaryLowerings() {
   for (const OnnxUnaryRow& row : kOnnxUnaryRows) {
     const std::string form = row.form;
     LoweringRegisterer({row.onnx_type}, LowerUnary,
-                       IsLayerForm(form) ? "any shape: the engine layer " + form
-                                         : "any shape and numeric type: the expression " + form);
+                       IsUnaryLayerForm(form)
+                           ? "any shape: the engine layer " + form
+                           : "any shape and numeric type: the expression " + form);
   }
   return true;
 }
@@ -468,6 +468,9 @@ KUIPER_ONNX_LOWERING(LowerAsExpression<ParametricActivationExpression>, "finite 
 KUIPER_ONNX_LOWERING(LowerAsExpression<CastExpression>,
                      "float, double, integer and bool types (as float32)", "Cast", "CastLike");
 KUIPER_ONNX_LOWERING(LowerIdentity, "1 input, 1 output", "Identity");
-KUIPER_ONNX_LOWERING(LowerDropout, "inference, or training with ratio 0", "Dropout");
+// training_mode, and the ratio that training mode reads: a ratio given by
+// value is bound even at inference, where it is read by no one.
+KUIPER_ONNX_LOWERING_CONSTANTS(LowerDropout, ConstantInputs({1, 2}),
+                               "inference, or training with ratio 0", "Dropout");
 
 }  // namespace kuiper::onnx_import

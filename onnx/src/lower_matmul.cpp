@@ -302,6 +302,7 @@ void LowerGemm(Context& ctx, const onnx::NodeProto& node) {
 KUIPER_ONNX_LOWERING(LowerMatMul,
                      "NumPy broadcasting of the batch dims that a flattened batch matmul expresses",
                      "MatMul");
-KUIPER_ONNX_LOWERING(LowerGemm, "2-D A; B and C constant; C broadcasts to (M, N)", "Gemm");
+KUIPER_ONNX_LOWERING_CONSTANTS(LowerGemm, ConstantInputs({1, 2}),
+                               "2-D A; B and C constant; C broadcasts to (M, N)", "Gemm");
 
 }  // namespace kuiper::onnx_import

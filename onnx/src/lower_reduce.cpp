@@ -169,12 +169,15 @@ void LowerCumSum(Context& ctx, const onnx::NodeProto& node) {
 
 }  // namespace
 
-KUIPER_ONNX_LOWERING(LowerReduce, "axes constant; in batch mode not over dim 0 (else one item)",
-                     "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
-                     "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare");
+KUIPER_ONNX_LOWERING_CONSTANTS(LowerReduce, ConstantInputs({1}),
+                               "axes constant; in batch mode not over dim 0 (else one item)",
+                               "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd",
+                               "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
+                               "ReduceSumSquare");
 KUIPER_ONNX_LOWERING(LowerArgExtreme, "any axis; select_last_index", "ArgMax", "ArgMin");
 KUIPER_ONNX_LOWERING(LowerSoftmaxLike, "any axis (2-D coercion before opset 13)", "Softmax",
                      "LogSoftmax", "Hardmax");
-KUIPER_ONNX_LOWERING(LowerCumSum, "constant axis; exclusive, reverse", "CumSum");
+KUIPER_ONNX_LOWERING_CONSTANTS(LowerCumSum, ConstantInputs({1}),
+                               "constant axis; exclusive, reverse", "CumSum");
 
 }  // namespace kuiper::onnx_import

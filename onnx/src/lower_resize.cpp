@@ -151,9 +151,11 @@ void LowerResize(Context& ctx, const onnx::NodeProto& node) {
 
 }  // namespace
 
-KUIPER_ONNX_LOWERING(LowerUpsample, "4-D input; scales constant, on H and W only", "Upsample");
-KUIPER_ONNX_LOWERING(LowerResize,
-                     "4-D input; scales or sizes constant, on H and W only; no axes, antialias",
-                     "Resize");
+KUIPER_ONNX_LOWERING_CONSTANTS(LowerUpsample, ConstantInputs({1}),
+                               "4-D input; scales constant, on H and W only", "Upsample");
+// Resize-10's scales are input 1; from opset 11 roi, scales and sizes are 1..3.
+KUIPER_ONNX_LOWERING_CONSTANTS(
+    LowerResize, ConstantInputs({1, 2, 3}),
+    "4-D input; scales or sizes constant, on H and W only; no axes, antialias", "Resize");
 
 }  // namespace kuiper::onnx_import

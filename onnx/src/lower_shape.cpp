@@ -407,17 +407,20 @@ KUIPER_ONNX_LOWERING(LowerReshape, "the inferred output shape; in batch mode dim
 KUIPER_ONNX_LOWERING(LowerConcat, "in batch mode not along dim 0", "Concat");
 KUIPER_ONNX_LOWERING(LowerSplit, "every form of the split sizes; no empty piece", "Split");
 KUIPER_ONNX_LOWERING(LowerTranspose, "in batch mode perm[0] = 0", "Transpose");
-KUIPER_ONNX_LOWERING(LowerSlice, "constant starts, ends, axes, steps (negative steps too)",
-                     "Slice");
+KUIPER_ONNX_LOWERING_CONSTANTS(LowerSlice, ConstantInputs({1, 2, 3, 4}),
+                               "constant starts, ends, axes, steps (negative steps too)", "Slice");
 KUIPER_ONNX_LOWERING(LowerExpand, "constant shape; in batch mode the input has the output's rank",
                      "Expand");
-KUIPER_ONNX_LOWERING(LowerTile, "constant repeats; in batch mode repeats[0] = 1", "Tile");
-KUIPER_ONNX_LOWERING(LowerPad, "constant pads and value; constant, reflect, edge, wrap", "Pad");
-KUIPER_ONNX_LOWERING(LowerTrilu, "constant k; the last two dims within the item", "Trilu");
+KUIPER_ONNX_LOWERING_CONSTANTS(LowerTile, ConstantInputs({1}),
+                               "constant repeats; in batch mode repeats[0] = 1", "Tile");
+KUIPER_ONNX_LOWERING_CONSTANTS(LowerPad, ConstantInputs({1, 2, 3}),
+                               "constant pads and value; constant, reflect, edge, wrap", "Pad");
+KUIPER_ONNX_LOWERING_CONSTANTS(LowerTrilu, ConstantInputs({1}),
+                               "constant k; the last two dims within the item", "Trilu");
 KUIPER_ONNX_LOWERING(LowerDepthSpace, "4-D input; DCR and CRD", "DepthToSpace", "SpaceToDepth");
 KUIPER_ONNX_LOWERING(LowerSize, "one batch item", "Size");
-KUIPER_ONNX_LOWERING(LowerGenerator, "constant inputs: folded at load time", "Range",
-                     "ConstantOfShape");
+KUIPER_ONNX_LOWERING_CONSTANTS(LowerGenerator, ConstantInputs({0, 1, 2}),
+                               "constant inputs: folded at load time", "Range", "ConstantOfShape");
 KUIPER_ONNX_LOWERING(LowerShape, "a shape fixed at load time: folded", "Shape");
 KUIPER_ONNX_LOWERING(LowerConstant, "a tensor or numbers: folded", "Constant");
 

@@ -18,10 +18,19 @@ std::map<std::string, LoweringEntry>& MutableLowerings() {
 
 const std::map<std::string, LoweringEntry>& Lowerings() { return MutableLowerings(); }
 
+const ConstantInputs& ConstantInputsOf(const onnx::NodeProto& node) {
+  static const ConstantInputs kNone;
+  if (!node.domain().empty() && node.domain() != "ai.onnx") return kNone;
+  const auto it = Lowerings().find(node.op_type());
+  return it == Lowerings().end() ? kNone : it->second.constant_inputs;
+}
+
 LoweringRegisterer::LoweringRegisterer(std::initializer_list<const char*> types, Lowering lower,
-                                       const std::string& constraints) {
+                                       const std::string& constraints,
+                                       ConstantInputs constant_inputs) {
   for (const char* type : types) {
-    const bool fresh = MutableLowerings().emplace(type, LoweringEntry{lower, constraints}).second;
+    const bool fresh =
+        MutableLowerings().emplace(type, LoweringEntry{lower, constraints, constant_inputs}).second;
     if (!fresh) {
       // Before main, with nobody to catch an exception: say which and stop.
       std::fprintf(stderr, "kuiper_onnx: ONNX op type %s is registered twice\n", type);

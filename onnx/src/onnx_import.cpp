@@ -17,6 +17,7 @@
 
 #include "context.hpp"
 #include "kuiper/memory_limit.hpp"
+#include "load_time_inputs.hpp"
 #include "lowering_registry.hpp"
 
 namespace kuiper {
@@ -115,171 +116,27 @@ std::vector<std::string> OnnxGraphInputs(const onnx::ModelProto& model) {
   return names;
 }
 
-namespace {
-
-// The inputs whose values decide the shape of a node's output (ONNX's shape
-// inference reads them as constants): an engine that fixes shapes when it
-// builds the graph needs them at load time. (op type, first opset with the
-// input form) -> input positions. The inputs converters need as constants
-// for other reasons (weights, Clip's bounds) are found when the converter
-// asks for them (onnx_import::NeedsConstantError).
-const std::vector<int>& OnnxShapeInputs(const std::string& type, int64_t opset) {
-  static const std::vector<int> kNone;
-  struct Entry {
-    int64_t since;
-    std::vector<int> inputs;
-  };
-  static const std::map<std::string, Entry> kTable = {
-      {"Reshape", {5, {1}}},         {"Expand", {8, {1}}},           {"Tile", {6, {1}}},
-      {"Slice", {10, {1, 2, 3, 4}}}, {"Split", {13, {1}}},           {"Squeeze", {13, {1}}},
-      {"Unsqueeze", {13, {1}}},      {"Pad", {11, {1, 3}}},          {"Resize", {10, {1, 2, 3}}},
-      {"Upsample", {9, {1}}},        {"ConstantOfShape", {9, {0}}},  {"Range", {11, {0, 1, 2}}},
-      {"TopK", {10, {1}}},           {"OneHot", {9, {1}}},           {"ReduceSum", {13, {1}}},
-      {"ReduceMean", {18, {1}}},     {"ReduceMax", {18, {1}}},       {"ReduceMin", {18, {1}}},
-      {"ReduceProd", {18, {1}}},     {"ReduceL1", {18, {1}}},        {"ReduceL2", {18, {1}}},
-      {"ReduceLogSum", {18, {1}}},   {"ReduceLogSumExp", {18, {1}}}, {"ReduceSumSquare", {18, {1}}},
-      {"CenterCropPad", {18, {1}}}};
-  const auto it = kTable.find(type);
-  return it != kTable.end() && opset >= it->second.since ? it->second.inputs : kNone;
-}
-
-// `array` as an initializer for graph input `info`, in the element type the
-// model declares for it, checked against the declared shape.
-onnx::TensorProto BoundTensor(const onnx::ValueInfoProto& info, const NpyArray& array) {
-  const std::string& name = info.name();
-  const auto& type = info.type().tensor_type();
-  if (type.has_shape()) {
-    bool fits = type.shape().dim_size() == static_cast<int>(array.shape.size());
-    for (int d = 0; fits && d < type.shape().dim_size(); ++d) {
-      const auto& dim = type.shape().dim(d);
-      fits = !dim.has_dim_value() || dim.dim_value() == array.shape[d];
-    }
-    if (!fits) {
-      std::vector<std::string> dims;
-      for (const auto& dim : type.shape().dim()) {
-        dims.push_back(dim.has_dim_value() ? std::to_string(dim.dim_value()) : "?");
-      }
-      throw ConversionError(fmt::format(
-          "graph input '{}' is bound at load time and declared ({}); its value has shape ({})",
-          name, fmt::join(dims, ","), fmt::join(array.shape, ",")));
-    }
-  }
-  onnx::TensorProto tensor;
-  tensor.set_name(name);
-  for (int64_t d : array.shape) tensor.add_dims(d);
-  const int elem = type.elem_type();
-  tensor.set_data_type(elem);
-  const auto integral = [&](size_t i) -> int64_t {
-    if (array.integer) return array.ints[i];
-    const float v = array.data[i];
-    if (v != std::floor(v) || std::abs(v) > static_cast<float>(kMaxExactInt)) {
-      throw ConversionError(fmt::format(
-          "graph input '{}' is of an integer ONNX type ({}); its value holds {} (element {})", name,
-          elem, v, i));
-    }
-    return static_cast<int64_t>(v);
-  };
-  const size_t count = array.data.size();
-  switch (elem) {
-    case onnx::TensorProto::FLOAT:
-      CheckExactInFloat(array, name);
-      for (float v : array.data) tensor.add_float_data(v);
-      break;
-    case onnx::TensorProto::DOUBLE:
-      for (float v : array.data) tensor.add_double_data(v);
-      break;
-    case onnx::TensorProto::INT64:
-      for (size_t i = 0; i < count; ++i) tensor.add_int64_data(integral(i));
-      break;
-    case onnx::TensorProto::INT32:
-    case onnx::TensorProto::INT16:
-    case onnx::TensorProto::INT8:
-    case onnx::TensorProto::UINT16:
-    case onnx::TensorProto::UINT8:
-    case onnx::TensorProto::BOOL:
-      for (size_t i = 0; i < count; ++i) tensor.add_int32_data(static_cast<int32_t>(integral(i)));
-      break;
-    case onnx::TensorProto::UINT32:
-    case onnx::TensorProto::UINT64:
-      for (size_t i = 0; i < count; ++i) tensor.add_uint64_data(integral(i));
-      break;
-    default:
-      throw ConversionError(fmt::format(
-          "graph input '{}' is bound at load time but is of ONNX type {}, which cannot be bound",
-          name, elem));
-  }
-  return tensor;
-}
-
-// Makes graph input `name` an initializer holding its given value.
-void BindInput(onnx::ModelProto& model, const std::string& name, const NpyArray& array) {
-  auto& inputs = *model.mutable_graph()->mutable_input();
-  for (int i = 0; i < inputs.size(); ++i) {
-    if (inputs.Get(i).name() != name) continue;
-    *model.mutable_graph()->add_initializer() = BoundTensor(inputs.Get(i), array);
-    inputs.DeleteSubrange(i, 1);
-    return;
-  }
-}
-
-}  // namespace
-
 pnnx::Graph ConvertOnnx(const onnx::ModelProto& model, const OnnxImportOptions& options,
                         std::vector<std::string>* bound_inputs) {
   if (bound_inputs) bound_inputs->clear();
-  const std::vector<std::string> graph_inputs = OnnxGraphInputs(model);
-  const std::set<std::string> runtime(graph_inputs.begin(), graph_inputs.end());
-  int64_t opset = 1;
-  for (const onnx::OperatorSetIdProto& set : model.opset_import()) {
-    if (set.domain().empty() || set.domain() == "ai.onnx") opset = set.version();
-  }
-  std::set<std::string> bound;
-  onnx::ModelProto specialised = model;
-  const auto bind = [&](const std::string& name) {
-    const auto value = options.input_values.find(name);
-    if (!runtime.count(name) || bound.count(name) || value == options.input_values.end()) {
-      return false;
-    }
-    BindInput(specialised, name, value->second);
-    bound.insert(name);
-    return true;
-  };
-  // Inputs that fix shapes first, so that ONNX's shape inference sees them.
-  std::vector<std::string> missing;  // such inputs without a value: named if the import fails
-  for (const onnx::NodeProto& node : model.graph().node()) {
-    if (!node.domain().empty() && node.domain() != "ai.onnx") continue;
-    for (int k : OnnxShapeInputs(node.op_type(), opset)) {
-      if (k >= node.input_size() || node.input(k).empty()) continue;
-      const std::string& name = node.input(k);
-      if (!bind(name) && runtime.count(name) && !bound.count(name)) {
-        missing.push_back(
-            fmt::format("'{}' (input {} of {} node '{}')", name, k, node.op_type(), node.name()));
-      }
-    }
-  }
-  // Then each input a converter asks for as a constant, one at a time.
+  // Every input the engine needs at load time is bound first, so that one
+  // conversion sees them all (ONNX's shape inference and folding included).
+  const onnx_import::LoadTimeBinding binding = onnx_import::BindLoadTimeInputs(model, options);
   pnnx::Graph graph;
-  while (true) {
-    try {
-      graph = onnx_import::Context(specialised, options).Run();
-      break;
-    } catch (const onnx_import::NeedsConstantError& e) {
-      if (!bind(e.value())) throw;
-    } catch (const UnsupportedOperatorError&) {
-      throw;
-    } catch (const ConversionError& e) {
-      if (missing.empty()) throw;
-      throw ConversionError(fmt::format(
-          "{} (graph input(s) {} decide output shapes, which the engine fixes at load time: give "
-          "their values (kuiper run: their .npy) to bind them)",
-          e.what(), fmt::join(missing, ", ")));
-    }
+  try {
+    graph = onnx_import::Context(binding.model, options).Run();
+  } catch (const UnsupportedOperatorError&) {
+    throw;
+  } catch (const ConversionError& e) {
+    // A shape input without a value leaves shapes unknown, which any node
+    // after it may be the first to find: the message names the input too.
+    if (binding.missing.empty()) throw;
+    throw ConversionError(fmt::format(
+        "{} (graph input(s) {} decide output shapes, which the engine fixes at load time: give "
+        "their values (kuiper run: their .npy) to bind them)",
+        e.what(), fmt::join(binding.missing, ", ")));
   }
-  if (bound_inputs) {
-    for (const std::string& name : graph_inputs) {
-      if (bound.count(name)) bound_inputs->push_back(name);
-    }
-  }
+  if (bound_inputs) *bound_inputs = binding.bound;
   return graph;
 }
 

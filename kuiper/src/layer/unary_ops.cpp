@@ -2,6 +2,8 @@
 // PNNX type of an expression row runs as the expression layer with the row's
 // formula, so a PNNX operator such as torch.abs and ONNX's Abs compute the
 // same thing the same way. Layer rows are registered by their layers' files.
+#include "kuiper/unary_ops.hpp"
+
 #include <sstream>
 
 #include "kuiper/layers/expression.hpp"
@@ -23,7 +25,7 @@ constexpr UnaryRow kUnaryRows[] = {
 bool RegisterUnaryExpressions() {
   for (const UnaryRow& row : kUnaryRows) {
     const std::string form = row.form;
-    if (form.find("@0") == std::string::npos) continue;  // a layer row
+    if (IsUnaryLayerForm(form)) continue;  // registered by the layer's own file
     std::istringstream types(row.pnnx_types);
     for (std::string type; types >> type;) {
       LayerRegisterer::RegisterCreator(type, [form](const RuntimeOperator&) {
