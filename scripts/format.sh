@@ -15,7 +15,7 @@ case "${1:-}" in
 esac
 
 dirs=()
-for d in kuiper course* solutions final_project bench; do [[ -d $d ]] && dirs+=("$d"); done
+for d in kuiper onnx course* solutions final_project bench fuzz tools; do [[ -d $d ]] && dirs+=("$d"); done
 [[ ${#dirs[@]} -gt 0 ]] || { echo "no C++ directories found"; exit 0; }
 mapfile -t files < <(find "${dirs[@]}" -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' \
   -o -name '*.cc' \) -not -path '*/build/*' | sort)

@@ -198,11 +198,11 @@ void LowerSlice(Context& ctx, const onnx::NodeProto& node) {
 
 // Expand: NumPy broadcasting to the inferred output shape. In batch mode the
 // input must have the output's rank (a lower rank would align its first
-// dimension with another one than the batch).
+// dimension with another one than the batch), and a scalar has no batch.
 void LowerExpand(Context& ctx, const onnx::NodeProto& node) {
   const Shape& in = ctx.ShapeOf(node, node.input(0));
   const Shape& out = ctx.ShapeOf(node, node.output(0));
-  if (ctx.batch_mode() && (in.size() != out.size() || in[0] != out[0])) {
+  if (ctx.batch_mode() && (out.empty() || in.size() != out.size() || in[0] != out[0])) {
     ctx.FailBatch(node, "broadcasts along dimension 0, the engine's batch");
   }
   std::vector<int> target = ctx.EngineShape(out);

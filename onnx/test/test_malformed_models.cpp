@@ -39,11 +39,13 @@ TEST(OnnxTensorData, RawDataFillingTheDimsIsRead) {
 }
 
 TEST(OnnxTensorData, RawDataShorterThanTheDimsIsAConversionError) {
-  ExpectConversionError(RawFloatTensor({3, 2}, {1, 2, 3, 4}), "tensor 't' of shape (3,2) holds 16 bytes, expected 24");
+  ExpectConversionError(RawFloatTensor({3, 2}, {1, 2, 3, 4}),
+                        "tensor 't' of shape (3,2) holds 16 bytes, expected 24");
 }
 
 TEST(OnnxTensorData, RawDataLongerThanTheDimsIsAConversionError) {
-  ExpectConversionError(RawFloatTensor({1}, {1, 2}), "tensor 't' of shape (1) holds 8 bytes, expected 4");
+  ExpectConversionError(RawFloatTensor({1}, {1, 2}),
+                        "tensor 't' of shape (1) holds 8 bytes, expected 4");
 }
 
 TEST(OnnxTensorData, RawDataWithAPartialElementIsAConversionError) {
@@ -101,8 +103,8 @@ TEST(OnnxMalformedNode, MaxPoolStrideOfZeroStopsTheConversion) {
 // 7 dimensions, the graph (a 4-D input) fits single-item mode, where the
 // output's declared type is the first thing found wrong.
 TEST(OnnxMalformedNode, FlattenDeclaredToGiveAScalarStopsTheConversion) {
-  const std::string path = std::string(KUIPER_SOURCE_DIR) +
-                           "/fuzz/regressions/onnx/flatten_declared_scalar_output.onnx";
+  const std::string path =
+      std::string(KUIPER_SOURCE_DIR) + "/fuzz/regressions/onnx/flatten_declared_scalar_output.onnx";
   try {
     ConvertOnnx(ReadOnnxModel(path));
     FAIL() << "no error";

@@ -118,8 +118,7 @@ TEST(OnnxShapeArithmetic, ShapeOfASymbolicBatchIsNotFolded) {
   } catch (const ConversionError& e) {
     // Not folded: Shape is converted (constant_generators.cpp), and its 1-D
     // output cannot start with the batch, which the engine must follow.
-    EXPECT_NE(std::string(e.what()).find("graph input 'X' has a symbolic batch"),
-              std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("graph input 'X' has a symbolic batch"), std::string::npos)
         << e.what();
   }
 }
