@@ -3,12 +3,12 @@
 #pragma once
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <array>
 #include <cstdint>
 #include <vector>
 
+#include "kuiper/error.hpp"
 #include "kuiper/layer.hpp"
 
 namespace kuiper {
@@ -26,8 +26,8 @@ inline std::array<uint32_t, 2> ReadPair(const RuntimeOperator& op, const std::st
   }
   if (values.size() == 1) values.push_back(values[0]);
   if (values.size() != 2 || values[0] < minimum || values[1] < minimum) {
-    throw LayerError(fmt::format("operator '{}' ({}): {}=({}) must be 1 or 2 values of at least {}",
-                                 op.name, op.type, key, fmt::join(values, ","), minimum));
+    throw LayerError(fmt::format("operator '{}' ({}): {}={} must be 1 or 2 values of at least {}",
+                                 op.name, op.type, key, ShapeText(values), minimum));
   }
   return {static_cast<uint32_t>(values[0]), static_cast<uint32_t>(values[1])};
 }
