@@ -10,6 +10,7 @@
 
 #include "kuiper/error.hpp"
 #include "kuiper/layer.hpp"
+#include "kuiper/layers/elementwise.hpp"
 
 namespace kuiper {
 
@@ -47,17 +48,11 @@ inline bool ReadBoolOr(const RuntimeOperator& op, const std::string& key, bool f
   return op.has_param(key) ? op.param<bool>(key) : fallback;
 }
 
-// The checks of a layer with one input operand: a non-empty batch of
-// non-empty tensors and as many output slots.
+// The checks of a layer with one input operand and one output operand
+// (elementwise.hpp's CheckOneToOne, under the name these layers call).
 inline InferStatus CheckOneOperand(const std::vector<sftensor>& inputs,
                                    const std::vector<sftensor>& outputs) {
-  if (inputs.empty()) return InferStatus::kInferFailedInputEmpty;
-  for (const sftensor& input : inputs) {
-    if (!input || input->empty()) return InferStatus::kInferFailedInputEmpty;
-  }
-  if (outputs.empty()) return InferStatus::kInferFailedOutputEmpty;
-  if (inputs.size() != outputs.size()) return InferStatus::kInferFailedInputOutSizeMatchError;
-  return InferStatus::kInferSuccess;
+  return CheckOneToOne(inputs, outputs);
 }
 
 }  // namespace kuiper
