@@ -18,6 +18,7 @@
 #include <optional>
 
 #include "kuiper/blas_threads.hpp"
+#include "kuiper/error.hpp"
 #include "kuiper/graph.hpp"
 #include "kuiper/layer.hpp"
 #include "kuiper/layers/convolution.hpp"
@@ -94,23 +95,22 @@ const std::vector<int>& InputShape(const RuntimeGraph& graph, const ModelFiles& 
 int SquareImageSide(const RuntimeGraph& graph, const ModelFiles& files) {
   const std::vector<int>& shape = InputShape(graph, files);
   if (shape.size() != 4 || shape[1] != 3 || shape[2] != shape[3] || shape[2] <= 0) {
-    throw ShapeError(fmt::format("model {} takes input ({}), not a batch of square RGB images",
-                                 files.param, fmt::join(shape, ",")));
+    throw ShapeError(fmt::format("model {} takes input {}, not a batch of square RGB images",
+                                 files.param, ShapeText(shape)));
   }
   return shape[2];
 }
 
-std::string ShapeText(const RuntimeOperator& op) {
+// The shapes of the operator's outputs as the model declares them, for the
+// profile and graph tables: "(1,64,56,56)", one per output (torch.split has
+// several), "-" for none.
+std::string OutputShapesText(const RuntimeOperator& op) {
   if (op.output_operands.empty()) return "-";
-  std::vector<std::string> shapes;  // one per output: torch.split has several
+  std::vector<std::string> shapes;
   for (const RuntimeOperand* operand : op.output_operands) {
-    shapes.push_back(fmt::format("({})", fmt::join(operand->shapes, ",")));
+    shapes.push_back(ShapeText(operand->shapes));
   }
   return fmt::format("{}", fmt::join(shapes, " "));
-}
-
-std::string ShapeText(const std::vector<int64_t>& shape) {
-  return fmt::format("({})", fmt::join(shape, ","));
 }
 
 cv::Scalar ClassColour(int class_id) {
@@ -222,8 +222,8 @@ int Detect(const DetectOptions& options) {
   const sftensor& rows = output.at(0);
   if (rows->raw_shapes().size() != 2) {
     throw ShapeError(
-        fmt::format("model {} gives output ({}) per image, expected (boxes, 5 + classes)",
-                    files.param, fmt::join(rows->raw_shapes(), ",")));
+        fmt::format("model {} gives output {} per image, expected (boxes, 5 + classes)",
+                    files.param, ShapeText(rows->raw_shapes())));
   }
   std::vector<Detection> detections =
       Nms(DecodeYolo(rows->values(), rows->raw_shapes()[1], options.conf), options.iou);
@@ -352,7 +352,7 @@ int Run(const RunOptions& options) {
       mismatches.push_back(fmt::format("output {} has shape {}, the reference {} has {}", i,
                                        ShapeText(result.shape), options.expect[i],
                                        ShapeText(reference.shape)));
-      fmt::print("  vs {}: shape differs ({})\n", options.expect[i], ShapeText(reference.shape));
+      fmt::print("  vs {}: shape differs, {}\n", options.expect[i], ShapeText(reference.shape));
       continue;
     }
     const float diff = MaxAbsDiff(result.data, reference.data);
@@ -447,8 +447,8 @@ int Bench(const BenchOptions& options) {
   fmt::print("{:<20} {:<28} {:<20} {:>10} {:>8}\n", "type", "name", "output shape", "time ms",
              "share %");
   for (const auto& [op, ms] : rows) {
-    fmt::print("{:<20} {:<28} {:<20} {:>10.3f} {:>8.2f}\n", op->type, op->name, ShapeText(*op),
-               ms / options.runs, total > 0 ? 100 * ms / total : 0.0);
+    fmt::print("{:<20} {:<28} {:<20} {:>10.3f} {:>8.2f}\n", op->type, op->name,
+               OutputShapesText(*op), ms / options.runs, total > 0 ? 100 * ms / total : 0.0);
   }
   return 0;
 }
@@ -499,7 +499,7 @@ int Graph(const GraphOptions& options) {
                DotQuote(files.name));
     for (const RuntimeOperator* op : order) {
       fmt::print("  {} [label={}];\n", DotQuote(op->name),
-                 DotQuote(fmt::format("{}\n{}\n{}", op->type, op->name, ShapeText(*op))));
+                 DotQuote(fmt::format("{}\n{}\n{}", op->type, op->name, OutputShapesText(*op))));
     }
     for (const RuntimeOperator* op : order) {
       for (const RuntimeOperator* next : op->output_operators) {
@@ -521,7 +521,7 @@ int Graph(const GraphOptions& options) {
     by_type[op->type].first += 1;
     by_type[op->type].second += count;
     fmt::print("{:>4}  {:<20} {:<28} {:<20} {:>12}\n", position++, op->type, op->name,
-               ShapeText(*op), count);
+               OutputShapesText(*op), count);
   }
   fmt::print("\n{} operators, {} parameters ({:.2f} M)\n", order.size(), total, total / 1e6);
   fmt::print("{:<20} {:>9} {:>12}\n", "type", "operators", "parameters");

@@ -18,7 +18,6 @@
 #pragma once
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -30,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "kuiper/error.hpp"
 #include "kuiper/graph.hpp"
 #include "kuiper/layers/convolution.hpp"
 #include "kuiper/pnnx.hpp"
@@ -180,9 +180,9 @@ inline void ExpectOutputsNear(const std::string& mode,
       const sftensor& want = expected[n][o];
       const sftensor& item = got[o].at(n);
       if (item->raw_shapes() != want->raw_shapes()) {
-        ADD_FAILURE() << mode << ", output " << o << ", item " << n << ": shape ("
-                      << fmt::format("{}", fmt::join(item->raw_shapes(), ",")) << "), expected ("
-                      << fmt::format("{}", fmt::join(want->raw_shapes(), ",")) << ")";
+        ADD_FAILURE() << mode << ", output " << o << ", item " << n << ": shape "
+                      << ShapeText(item->raw_shapes()) << ", expected "
+                      << ShapeText(want->raw_shapes());
         continue;
       }
       const std::vector<float> g = item->values(true), w = want->values(true);

@@ -109,7 +109,7 @@ class DetectHeadMatcher {
                               const std::vector<int64_t>& perm) {
     const onnx::NodeProto& transpose = Next(node, type);
     if (AttributeInts(transpose, "perm", {}) != perm) {
-      Fail(transpose, fmt::format("expected perm=({})", fmt::join(perm, ",")));
+      Fail(transpose, fmt::format("expected perm={}", ShapeText(perm)));
     }
     return transpose;
   }

@@ -1,7 +1,7 @@
 // Convolutions and batch normalisation: Conv (nn.Conv2d), ConvTranspose
 // (nn.ConvTranspose1d/2d/3d) and BatchNormalization (nn.BatchNorm2d, or the
 // batch statistics composed of torch.mean and expressions in training mode).
-#include <fmt/ranges.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <numeric>
@@ -52,7 +52,7 @@ void LowerConv(Context& ctx, const onnx::NodeProto& node) {
   }
   std::vector<int> padding;
   if (!SymmetricPads(pads, padding)) {
-    ctx.Fail(node, fmt::format("asymmetric pads ({}) are not supported", fmt::join(pads, ",")));
+    ctx.Fail(node, fmt::format("asymmetric pads {} are not supported", ShapeText(pads)));
   }
   const std::vector<int64_t> kernel = AttributeInts(node, "kernel_shape", {w[2], w[3]});
   if (kernel != std::vector<int64_t>{w[2], w[3]}) ctx.Fail(node, "kernel_shape differs from W");

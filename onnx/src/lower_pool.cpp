@@ -82,12 +82,8 @@ Pooling ReadPooling(Context& ctx, const onnx::NodeProto& node) {
   p.count_include_pad = AttributeInt(node, "count_include_pad", 0) != 0;
   // ONNX's pooled length, checked against the inferred output shape.
   for (size_t a = 0; a < n; ++a) {
-    const int64_t span = p.dilations[a] * (p.kernel[a] - 1) + 1;
-    const int64_t room = p.in[2 + a] + p.pads[a] + p.pads[a + n] - span;
-    const int64_t size =
-        room < 0
-            ? 0
-            : (p.ceil_mode ? (room + p.strides[a] - 1) / p.strides[a] : room / p.strides[a]) + 1;
+    const int64_t size = OnnxPoolOutputSize(p.in[2 + a], p.kernel[a], p.strides[a], p.pads[a],
+                                            p.pads[a + n], p.dilations[a], p.ceil_mode);
     if (size < 1 || size != p.out[2 + a]) {
       ctx.Fail(node,
                fmt::format("pooled size {} along spatial axis {} differs from the output shape "

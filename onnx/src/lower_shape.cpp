@@ -8,7 +8,7 @@
 // An operator acting on ONNX dimension 0 cannot run in batch mode, where that
 // dimension is the engine's batch: EngineAxis (and the checks here) raise
 // BatchAxisError, and Run() converts the graph again as one batch item.
-#include <fmt/ranges.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -221,9 +221,9 @@ void LowerTile(Context& ctx, const onnx::NodeProto& node) {
   for (size_t d = 0; d < repeats.size(); ++d) {
     if (repeats[d] < 1 ||
         repeats[d] > std::numeric_limits<int32_t>::max() / std::max<int64_t>(in[d], 1)) {
-      ctx.Fail(node, fmt::format("repeats ({}) must be at least 1 and keep every dimension of {} "
+      ctx.Fail(node, fmt::format("repeats {} must be at least 1 and keep every dimension of {} "
                                  "below 2^31",
-                                 fmt::join(repeats, ","), ShapeText(in)));
+                                 ShapeText(repeats), ShapeText(in)));
     }
   }
   std::vector<int> sizes = {1};
@@ -286,8 +286,8 @@ void LowerPad(Context& ctx, const onnx::NodeProto& node) {
     if (std::abs(begin[d]) > std::numeric_limits<int32_t>::max() ||
         std::abs(end[d]) > std::numeric_limits<int32_t>::max() || size < 1 ||
         size > std::numeric_limits<int32_t>::max()) {
-      ctx.Fail(node, fmt::format("pads ({}) give axis {} of {} the size {}: not 1 to 2^31-1",
-                                 fmt::join(pads, ","), d, ShapeText(in), size));
+      ctx.Fail(node, fmt::format("pads {} give axis {} of {} the size {}: not 1 to 2^31-1",
+                                 ShapeText(pads), d, ShapeText(in), size));
     }
   }
   if (begin[0] != 0 || end[0] != 0) {

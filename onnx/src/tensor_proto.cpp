@@ -1,7 +1,7 @@
 // The small helpers every part of the importer uses: PNNX parameter and
 // attribute builders, ONNX attribute readers with ONNX's defaults, and the
 // decoding of TensorProto values with the checks ONNX's ParseData leaves out.
-#include <fmt/ranges.h>
+#include <fmt/format.h>
 #include <onnx/defs/tensor_proto_util.h>
 
 #include <cstring>
@@ -185,7 +185,8 @@ std::vector<int64_t> OnnxTensorInts(const onnx::TensorProto& tensor) {
   }
 }
 
-std::string ShapeText(const Shape& shape) { return fmt::format("({})", fmt::join(shape, ",")); }
+// The core's form (kuiper/error.hpp), under the name the lowerings call.
+std::string ShapeText(const Shape& shape) { return kuiper::ShapeText(shape); }
 
 int64_t Product(const Shape& shape, size_t begin, size_t end) {
   int64_t product = 1;

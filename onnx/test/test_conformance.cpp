@@ -173,8 +173,8 @@ Row RunNodeTest(const fs::path& dir, const std::set<std::string>& supported) {
           read.size() == 1 ? OutputToArray(outputs[k], *read[0]) : BatchToNpy(outputs[k]);
       if (result.shape != expected[k].shape) {
         row.status = "mismatch";
-        row.detail = fmt::format("output {} has shape ({}), expected ({})", k,
-                                 fmt::join(result.shape, ","), fmt::join(expected[k].shape, ","));
+        row.detail = fmt::format("output {} has shape {}, expected {}", k, ShapeText(result.shape),
+                                 ShapeText(expected[k].shape));
         return row;
       }
       const float d = CliMaxAbsDiff(result.data, expected[k].data);

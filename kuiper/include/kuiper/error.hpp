@@ -8,8 +8,10 @@
 // nothing aborts the process.
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace kuiper {
 
@@ -68,6 +70,15 @@ class ResourceError : public Error {
  public:
   using Error::Error;
 };
+
+// How a message writes a shape, or any other tuple of ints it quotes (a
+// kernel size, a list of axes): "(1,3,224,224)" for the shape 1 x 3 x 224 x
+// 224, as PNNX's param file writes it. Every error message and
+// log line of the engine, the importer and the CLI prints shapes with it, so
+// they all read alike and a test can match the text.
+std::string ShapeText(const std::vector<int>& shape);
+std::string ShapeText(const std::vector<uint32_t>& shape);
+std::string ShapeText(const std::vector<int64_t>& shape);
 
 }  // namespace kuiper
 

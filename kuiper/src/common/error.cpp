@@ -1,6 +1,7 @@
 #include "kuiper/error.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace kuiper {
 
@@ -13,5 +14,17 @@ NotImplemented::NotImplemented(const std::string& lab, const std::string& what,
                                const std::string& file, int line)
     : Error(fmt::format("NotImplemented: {} TODO '{}' is not written yet ({}:{})", lab, what, file,
                         line)) {}
+
+std::string ShapeText(const std::vector<int>& shape) {
+  return fmt::format("({})", fmt::join(shape, ","));
+}
+
+std::string ShapeText(const std::vector<uint32_t>& shape) {
+  return fmt::format("({})", fmt::join(shape, ","));
+}
+
+std::string ShapeText(const std::vector<int64_t>& shape) {
+  return fmt::format("({})", fmt::join(shape, ","));
+}
 
 }  // namespace kuiper

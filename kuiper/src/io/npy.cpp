@@ -193,8 +193,8 @@ std::vector<sftensor> NpyToBatch(const NpyArray& array) {
   if (array.shape.size() < 2 || array.shape.size() > kMaxTensorRank + 1) {
     throw ShapeError(fmt::format(
         "an input array must have a batch axis and 1 to {} more, as (N, F) or (N, C, H, W); "
-        "got ({})",
-        kMaxTensorRank, fmt::join(array.shape, ", ")));
+        "got {}",
+        kMaxTensorRank, ShapeText(array.shape)));
   }
   std::vector<uint32_t> item_shape;
   for (size_t i = 1; i < array.shape.size(); ++i) {
@@ -224,24 +224,15 @@ NpyArray BatchToNpy(const std::vector<sftensor>& batch) {
   for (uint32_t dim : batch[0]->raw_shapes()) array.shape.push_back(dim);
   for (const sftensor& tensor : batch) {
     if (tensor->raw_shapes() != batch[0]->raw_shapes()) {
-      throw ShapeError(fmt::format("batch items have shapes ({}) and ({})",
-                                   fmt::join(batch[0]->raw_shapes(), ","),
-                                   fmt::join(tensor->raw_shapes(), ",")));
+      throw ShapeError(fmt::format("batch items have shapes {} and {}",
+                                   ShapeText(batch[0]->raw_shapes()),
+                                   ShapeText(tensor->raw_shapes())));
     }
     const std::vector<float> values = tensor->values(/*row_major=*/true);
     array.data.insert(array.data.end(), values.begin(), values.end());
   }
   return array;
 }
-
-namespace {
-
-std::string Join(const std::vector<int>& dims) { return fmt::format("({})", fmt::join(dims, ",")); }
-std::string Join(const std::vector<int64_t>& dims) {
-  return fmt::format("({})", fmt::join(dims, ","));
-}
-
-}  // namespace
 
 void CheckExactInFloat(const NpyArray& array, const std::string& input_name) {
   if (!array.integer) return;
@@ -266,16 +257,17 @@ std::vector<sftensor> ArrayToInput(const NpyArray& array, const RuntimeOperand& 
     }
     if (!fits) {
       throw ShapeError(fmt::format("input '{}' is declared {} (no batch axis); got an array of {}",
-                                   input_name, Join(declared), Join(array.shape)));
+                                   input_name, ShapeText(declared), ShapeText(array.shape)));
     }
     // The engine holds the whole value as one item of operand.shapes[1..].
     const std::vector<uint32_t> item = BatchItemShape(operand.shapes);
     sftensor tensor = TensorCreate(item);
     if (tensor->size() != array.data.size()) {
-      throw ShapeError(fmt::format(
-          "input '{}': an array of {} has {} values, the engine's {} "
-          "holds {}",
-          input_name, Join(array.shape), array.data.size(), Join(operand.shapes), tensor->size()));
+      throw ShapeError(
+          fmt::format("input '{}': an array of {} has {} values, the engine's {} "
+                      "holds {}",
+                      input_name, ShapeText(array.shape), array.data.size(),
+                      ShapeText(operand.shapes), tensor->size()));
     }
     tensor->Fill(array.data, /*row_major=*/true);
     return {tensor};
@@ -289,10 +281,10 @@ std::vector<sftensor> ArrayToInput(const NpyArray& array, const RuntimeOperand& 
     if (!fits) {
       std::vector<int> batch_free = declared;
       batch_free[0] = -1;
-      throw ShapeError(
-          fmt::format("input '{}' is declared {} (dimension 0 the batch, any size: "
-                      "{}); got an array of {}",
-                      input_name, Join(declared), Join(batch_free), Join(array.shape)));
+      throw ShapeError(fmt::format(
+          "input '{}' is declared {} (dimension 0 the batch, any size: "
+          "{}); got an array of {}",
+          input_name, ShapeText(declared), ShapeText(batch_free), ShapeText(array.shape)));
     }
   }
   return NpyToBatch(array);

@@ -6,10 +6,10 @@
 // PNNX's own files where the operand is the bare attribute shape, it is the
 // attribute's shape without leading 1s, at most kMaxTensorRank dimensions.
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <numeric>
 
+#include "kuiper/error.hpp"
 #include "kuiper/graph.hpp"
 #include "kuiper/layer.hpp"
 
@@ -56,9 +56,9 @@ std::vector<uint32_t> ConstantItemShape(const RuntimeOperator& op, const std::ve
   }
   if (shape.size() > kMaxTensorRank || elements(shape) != count || count == 0) {
     throw LayerError(
-        fmt::format("operator '{}' ({}): data of shape ({}) is not a batch item of 1 to {} "
+        fmt::format("operator '{}' ({}): data of shape {} is not a batch item of 1 to {} "
                     "dimensions",
-                    op.name, op.type, fmt::join(declared, ","), kMaxTensorRank));
+                    op.name, op.type, ShapeText(declared), kMaxTensorRank));
   }
   return shape;
 }

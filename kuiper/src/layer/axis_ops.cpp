@@ -23,7 +23,6 @@
 //                               (before, after) pairs; negative crops); mode
 //                               constant, reflect, replicate or circular
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -470,9 +469,9 @@ std::unique_ptr<Layer> CreateIndexMap(const RuntimeOperator& op) {
   const std::vector<int> sizes = IntListParam(op, expand ? "shape" : "sizes", {});
   if (sizes.size() < 2 || (sizes[0] != 1 && sizes[0] != -1)) {
     throw LayerError(
-        fmt::format("operator '{}' ({}): {}=({}) must start with the batch (1 or -1) "
+        fmt::format("operator '{}' ({}): {}={} must start with the batch (1 or -1) "
                     "and name every item dimension",
-                    op.name, op.type, expand ? "shape" : "sizes", fmt::join(sizes, ",")));
+                    op.name, op.type, expand ? "shape" : "sizes", ShapeText(sizes)));
   }
   return std::make_unique<IndexMapLayer>(
       expand ? IndexMapLayer::Kind::kExpand : IndexMapLayer::Kind::kRepeat, sizes, "", 0.f);

@@ -2,7 +2,6 @@
 //   y = (x - running_mean[c]) / sqrt(running_var[c] + eps) * weight[c] + bias[c],
 // folded once into y = x * scale[c] + shift[c].
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <cmath>
 
@@ -54,8 +53,8 @@ std::unique_ptr<Layer> CreateBatchNorm(const RuntimeOperator& op) {
   const auto per_channel = [&](const std::string& key) {
     const RuntimeAttribute& attr = op.attr(key);
     if (attr.shape != std::vector<int>{features}) {
-      throw LayerError(fmt::format("operator '{}' ({}): {} has shape ({}), expected ({})", op.name,
-                                   op.type, key, fmt::join(attr.shape, ","), features));
+      throw LayerError(fmt::format("operator '{}' ({}): {} has shape {}, expected ({})", op.name,
+                                   op.type, key, ShapeText(attr.shape), features));
     }
     return attr.ToFloat();
   };

@@ -3,13 +3,14 @@
 #pragma once
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <array>
 #include <cstdint>
 #include <vector>
 
+#include "kuiper/error.hpp"
 #include "kuiper/layer.hpp"
+#include "kuiper/layers/elementwise.hpp"
 
 namespace kuiper {
 
@@ -26,8 +27,8 @@ inline std::array<uint32_t, 2> ReadPair(const RuntimeOperator& op, const std::st
   }
   if (values.size() == 1) values.push_back(values[0]);
   if (values.size() != 2 || values[0] < minimum || values[1] < minimum) {
-    throw LayerError(fmt::format("operator '{}' ({}): {}=({}) must be 1 or 2 values of at least {}",
-                                 op.name, op.type, key, fmt::join(values, ","), minimum));
+    throw LayerError(fmt::format("operator '{}' ({}): {}={} must be 1 or 2 values of at least {}",
+                                 op.name, op.type, key, ShapeText(values), minimum));
   }
   return {static_cast<uint32_t>(values[0]), static_cast<uint32_t>(values[1])};
 }
@@ -47,17 +48,11 @@ inline bool ReadBoolOr(const RuntimeOperator& op, const std::string& key, bool f
   return op.has_param(key) ? op.param<bool>(key) : fallback;
 }
 
-// The checks of a layer with one input operand: a non-empty batch of
-// non-empty tensors and as many output slots.
+// The checks of a layer with one input operand and one output operand
+// (elementwise.hpp's CheckOneToOne, under the name these layers call).
 inline InferStatus CheckOneOperand(const std::vector<sftensor>& inputs,
                                    const std::vector<sftensor>& outputs) {
-  if (inputs.empty()) return InferStatus::kInferFailedInputEmpty;
-  for (const sftensor& input : inputs) {
-    if (!input || input->empty()) return InferStatus::kInferFailedInputEmpty;
-  }
-  if (outputs.empty()) return InferStatus::kInferFailedOutputEmpty;
-  if (inputs.size() != outputs.size()) return InferStatus::kInferFailedInputOutSizeMatchError;
-  return InferStatus::kInferSuccess;
+  return CheckOneToOne(inputs, outputs);
 }
 
 }  // namespace kuiper

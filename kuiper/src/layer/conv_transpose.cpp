@@ -12,7 +12,6 @@
 // A direct loop over (input element, kernel tap): clear rather than fast; the
 // models this engine runs use it rarely.
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "row_major_item.hpp"
 
@@ -136,8 +135,8 @@ std::unique_ptr<Layer> CreateConvTranspose(const RuntimeOperator& op) {
   std::vector<int> expected = {in_channels, out_channels / groups};
   expected.insert(expected.end(), kernel.begin(), kernel.end());
   if (weight.shape != expected) {
-    throw fail(fmt::format("weight has shape ({}), expected ({})", fmt::join(weight.shape, ","),
-                           fmt::join(expected, ",")));
+    throw fail(fmt::format("weight has shape {}, expected {}", ShapeText(weight.shape),
+                           ShapeText(expected)));
   }
   std::vector<float> bias;
   if (BoolParamOr(op, "bias", false)) {

@@ -145,15 +145,15 @@ std::unique_ptr<Layer> CreateConvolution(const RuntimeOperator& op) {
                                      int(p.kernel_w)};
   if (weight.shape != expected) {
     throw fail(
-        fmt::format("weight has shape ({}), expected ({}) from out_channels, "
+        fmt::format("weight has shape {}, expected {} from out_channels, "
                     "in_channels/groups and kernel_size",
-                    fmt::join(weight.shape, ","), fmt::join(expected, ",")));
+                    ShapeText(weight.shape), ShapeText(expected)));
   }
   std::vector<float> bias;
   if (op.param<bool>("bias")) {
     const RuntimeAttribute& bias_attr = op.attr("bias");
     if (bias_attr.shape != std::vector<int>{out_channels}) {
-      throw fail(fmt::format("bias has shape ({}), expected ({})", fmt::join(bias_attr.shape, ","),
+      throw fail(fmt::format("bias has shape {}, expected ({})", ShapeText(bias_attr.shape),
                              out_channels));
     }
     bias = bias_attr.ToFloat();

@@ -2,15 +2,25 @@
 
 namespace kuiper {
 
-InferStatus CheckOneToOne(const std::vector<sftensor>& inputs,
-                          const std::vector<sftensor>& outputs) {
+InferStatus CheckOperands(const std::vector<sftensor>& inputs, const std::vector<sftensor>& outputs,
+                          size_t input_operands, size_t output_operands) {
   if (inputs.empty()) return InferStatus::kInferFailedInputEmpty;
   if (outputs.empty()) return InferStatus::kInferFailedOutputEmpty;
-  if (inputs.size() != outputs.size()) return InferStatus::kInferFailedInputOutSizeMatchError;
+  if (input_operands == 0 || inputs.size() % input_operands != 0) {
+    return InferStatus::kInferFailedBatchMatchError;
+  }
+  if (outputs.size() != inputs.size() / input_operands * output_operands) {
+    return InferStatus::kInferFailedInputOutSizeMatchError;
+  }
   for (const sftensor& input : inputs) {
     if (!input || input->empty()) return InferStatus::kInferFailedInputEmpty;
   }
   return InferStatus::kInferSuccess;
+}
+
+InferStatus CheckOneToOne(const std::vector<sftensor>& inputs,
+                          const std::vector<sftensor>& outputs) {
+  return CheckOperands(inputs, outputs, 1, 1);
 }
 
 InferStatus ElementwiseLayer::Forward(const std::vector<sftensor>& inputs,

@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "kuiper/layers/elementwise.hpp"
+
 namespace kuiper {
 
 ExpressionLayer::ExpressionLayer(std::string expr, int input_count)
@@ -11,16 +15,12 @@ ExpressionLayer::ExpressionLayer(std::string expr, int input_count)
 
 InferStatus ExpressionLayer::Forward(const std::vector<sftensor>& inputs,
                                      std::vector<sftensor>& outputs) {
-  if (inputs.empty()) return InferStatus::kInferFailedInputEmpty;
-  if (outputs.empty()) return InferStatus::kInferFailedOutputEmpty;
-  if (input_count_ <= 0 || inputs.size() % input_count_ != 0) {
-    return InferStatus::kInferFailedBatchMatchError;
+  if (const InferStatus status =
+          CheckOperands(inputs, outputs, static_cast<size_t>(std::max(input_count_, 0)), 1);
+      status != InferStatus::kInferSuccess) {
+    return status;
   }
   const size_t batch = inputs.size() / input_count_;
-  if (batch != outputs.size()) return InferStatus::kInferFailedInputOutSizeMatchError;
-  for (const sftensor& input : inputs) {
-    if (!input || input->empty()) return InferStatus::kInferFailedInputEmpty;
-  }
   std::vector<std::vector<sftensor>> operands;
   for (int k = 0; k < input_count_; ++k) {
     operands.emplace_back(inputs.begin() + k * batch, inputs.begin() + (k + 1) * batch);

@@ -1,6 +1,5 @@
 // nn.Linear: y = x W^T + b on the last dimension, through lab course1's Axby.
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "conv_pool_common.hpp"
 #include "kuiper/axby.hpp"
@@ -60,17 +59,16 @@ std::unique_ptr<Layer> CreateLinear(const RuntimeOperator& op) {
   }
   const RuntimeAttribute& weight = op.attr("weight");
   if (weight.shape != std::vector<int>{out_features, in_features}) {
-    throw LayerError(fmt::format("operator '{}' ({}): weight has shape ({}), expected ({},{})",
-                                 op.name, op.type, fmt::join(weight.shape, ","), out_features,
+    throw LayerError(fmt::format("operator '{}' ({}): weight has shape {}, expected ({},{})",
+                                 op.name, op.type, ShapeText(weight.shape), out_features,
                                  in_features));
   }
   std::vector<float> bias;
   if (op.param<bool>("bias")) {
     const RuntimeAttribute& bias_attr = op.attr("bias");
     if (bias_attr.shape != std::vector<int>{out_features}) {
-      throw LayerError(fmt::format("operator '{}' ({}): bias has shape ({}), expected ({})",
-                                   op.name, op.type, fmt::join(bias_attr.shape, ","),
-                                   out_features));
+      throw LayerError(fmt::format("operator '{}' ({}): bias has shape {}, expected ({})", op.name,
+                                   op.type, ShapeText(bias_attr.shape), out_features));
     }
     bias = bias_attr.ToFloat();
   }

@@ -10,14 +10,13 @@
 //                      the kernel (PyTorch's limit) are allowed; a window
 //                      wholly in the padding gives -inf (max) or 0 (avg)
 //   ceil_mode          output = ceil or floor((in + pb + pe - dk) / s) + 1,
-//                      dk = dilation * (kernel - 1) + 1
+//                      dk = dilation * (kernel - 1) + 1 (OnnxPoolOutputSize)
 //   count_include_pad  avg: the divisor counts the window's positions inside
 //                      [-pb, in + pe) instead of those inside the input
 // Every dimension before the pooled ones is a plane pooled alone (C, or N,C
 // when the engine holds the whole graph as one item). A simple loop over
 // row-major values: the speed of ResNet's pooling is nn.MaxPool2d's.
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <limits>
@@ -25,8 +24,17 @@
 #include "conv_pool_common.hpp"
 #include "kuiper/error.hpp"
 #include "kuiper/layer.hpp"
+#include "kuiper/layers/pooling.hpp"
 
 namespace kuiper {
+
+int64_t OnnxPoolOutputSize(int64_t in, int64_t kernel, int64_t stride, int64_t pad_begin,
+                           int64_t pad_end, int64_t dilation, bool ceil_mode) {
+  const int64_t room = in + pad_begin + pad_end - dilation * (kernel - 1) - 1;
+  if (stride < 1 || room < 0) return 0;
+  return (ceil_mode ? (room + stride - 1) / stride : room / stride) + 1;
+}
+
 namespace {
 
 class OnnxPoolLayer : public Layer {
@@ -46,10 +54,8 @@ class OnnxPoolLayer : public Layer {
   // The output length along pooled axis `a` for an input of length `in`, 0
   // when no window fits.
   int64_t OutputSize(size_t a, int64_t in) const {
-    const int64_t span = int64_t{dilation_[a]} * (kernel_[a] - 1) + 1;
-    const int64_t room = in + pads_[a] + pads_[a + kernel_.size()] - span;
-    if (room < 0) return 0;
-    return (ceil_mode_ ? (room + stride_[a] - 1) / stride_[a] : room / stride_[a]) + 1;
+    return OnnxPoolOutputSize(in, kernel_[a], stride_[a], pads_[a], pads_[a + kernel_.size()],
+                              dilation_[a], ceil_mode_);
   }
 
   InferStatus Forward(const std::vector<sftensor>& inputs,
@@ -141,8 +147,8 @@ std::vector<int> OnnxPoolInts(const RuntimeOperator& op, const std::string& key,
   const bool ok = values.size() == size &&
                   std::all_of(values.begin(), values.end(), [&](int v) { return v >= minimum; });
   if (!ok) {
-    throw LayerError(fmt::format("operator '{}' ({}): {}=({}) must be {} values of at least {}",
-                                 op.name, op.type, key, fmt::join(values, ","), size, minimum));
+    throw LayerError(fmt::format("operator '{}' ({}): {}={} must be {} values of at least {}",
+                                 op.name, op.type, key, ShapeText(values), size, minimum));
   }
   return values;
 }
@@ -156,9 +162,9 @@ std::unique_ptr<Layer> CreateOnnxPool(const RuntimeOperator& op) {
   const std::vector<int> kernel = op.param<std::vector<int>>("kernel_size");
   if (kernel.empty() || kernel.size() > 2) {
     throw LayerError(fmt::format(
-        "operator '{}' ({}): kernel_size=({}) pools {} dimensions; 1-D and 2-D pooling are "
+        "operator '{}' ({}): kernel_size={} pools {} dimensions; 1-D and 2-D pooling are "
         "supported",
-        op.name, op.type, fmt::join(kernel, ","), kernel.size()));
+        op.name, op.type, ShapeText(kernel), kernel.size()));
   }
   const size_t s = kernel.size();
   OnnxPoolInts(op, "kernel_size", s, 1, 1);

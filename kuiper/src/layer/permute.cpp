@@ -3,11 +3,11 @@
 // dimension 0 and must keep it first: items are permuted one by one, never
 // mixed.
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <numeric>
 
+#include "kuiper/error.hpp"
 #include "kuiper/layers/elementwise.hpp"
 
 namespace kuiper {
@@ -106,9 +106,9 @@ std::unique_ptr<Layer> CreatePermute(const RuntimeOperator& op) {
   if (rank < 2 || rank > static_cast<int>(kMaxTensorRank) + 1 || sorted != identity ||
       dims[0] != 0) {
     throw LayerError(
-        fmt::format("operator '{}' ({}): dims=({}) must be a permutation of 0..{} "
+        fmt::format("operator '{}' ({}): dims={} must be a permutation of 0..{} "
                     "(2 to {} dimensions) that keeps the batch (0) first",
-                    op.name, op.type, fmt::join(op.param<std::vector<int>>("dims"), ","), rank - 1,
+                    op.name, op.type, ShapeText(op.param<std::vector<int>>("dims")), rank - 1,
                     kMaxTensorRank + 1));
   }
   return std::make_unique<PermuteLayer>(op.name, std::move(dims));

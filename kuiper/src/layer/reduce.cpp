@@ -11,7 +11,6 @@
 // Reducing over the batch would mix the items, which the engine keeps apart:
 // dim 0 is refused when the layer is created.
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <cmath>
 #include <limits>
@@ -181,9 +180,9 @@ std::unique_ptr<Layer> CreateReduce(const RuntimeOperator& op) {
   for (int dim : dims) {
     if (dim == 0) {
       throw LayerError(
-          fmt::format("operator '{}' ({}): dim=({}) includes 0, the batch, whose "
+          fmt::format("operator '{}' ({}): dim={} includes 0, the batch, whose "
                       "items the engine never mixes",
-                      op.name, op.type, fmt::join(dims, ",")));
+                      op.name, op.type, ShapeText(dims)));
     }
   }
   return std::make_unique<ReduceLayer>(kind, dims, BoolParamOr(op, "keepdim", false));

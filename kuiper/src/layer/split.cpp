@@ -14,11 +14,11 @@
 // run, because the size along `dim` is known only then. The batch axis itself
 // (dim 0) cannot be split: an operand's items all belong to one batch.
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 
 #include "item_axis.hpp"
+#include "kuiper/error.hpp"
 #include "kuiper/layer.hpp"
 
 namespace kuiper {
@@ -166,9 +166,9 @@ std::unique_ptr<Layer> CreateSplit(const RuntimeOperator& op) {
     if (const auto* sizes = std::get_if<std::vector<int>>(&it->second)) {
       if (sizes->size() != op.output_operands.size() ||
           std::any_of(sizes->begin(), sizes->end(), [](int s) { return s < 1; })) {
-        throw Fail(op, fmt::format("split_size_or_sections=({}) must be {} sizes >= 1, one per "
+        throw Fail(op, fmt::format("split_size_or_sections={} must be {} sizes >= 1, one per "
                                    "output",
-                                   fmt::join(*sizes, ","), op.output_operands.size()));
+                                   ShapeText(*sizes), op.output_operands.size()));
       }
       return std::make_unique<SplitLayer>(dim, SplitKind::kSizes, *sizes);
     }
@@ -188,9 +188,9 @@ std::unique_ptr<Layer> CreateTensorSplit(const RuntimeOperator& op) {
   if (op.has_param("indices")) {
     const auto indices = op.param<std::vector<int>>("indices");
     if (indices.size() + 1 != op.output_operands.size()) {
-      throw Fail(
-          op, fmt::format("indices=({}) make {} pieces, but the operator has {} outputs",
-                          fmt::join(indices, ","), indices.size() + 1, op.output_operands.size()));
+      throw Fail(op,
+                 fmt::format("indices={} make {} pieces, but the operator has {} outputs",
+                             ShapeText(indices), indices.size() + 1, op.output_operands.size()));
     }
     return std::make_unique<SplitLayer>(dim, SplitKind::kIndices, indices);
   }

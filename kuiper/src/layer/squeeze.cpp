@@ -5,10 +5,10 @@
 // size is not 1 leaves it, and torch.squeeze without `dim` removes every
 // size-1 dimension (but the batch).
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 
+#include "kuiper/error.hpp"
 #include "kuiper/layers/elementwise.hpp"
 
 namespace kuiper {
@@ -85,8 +85,8 @@ std::vector<int> Dims(const RuntimeOperator& op, bool optional) {
     dims = {op.param<int>("dim")};  // LayerError naming the operator otherwise
   }
   if (std::count(dims.begin(), dims.end(), 0) != 0) {
-    throw LayerError(fmt::format("operator '{}' ({}): dim=({}) names the batch (0), which stays",
-                                 op.name, op.type, fmt::join(dims, ",")));
+    throw LayerError(fmt::format("operator '{}' ({}): dim={} names the batch (0), which stays",
+                                 op.name, op.type, ShapeText(dims)));
   }
   return dims;
 }
@@ -98,8 +98,8 @@ std::unique_ptr<Layer> CreateSqueeze(const RuntimeOperator& op) {
 std::unique_ptr<Layer> CreateUnsqueeze(const RuntimeOperator& op) {
   std::vector<int> dims = Dims(op, false);
   if (dims.size() != 1) {
-    throw LayerError(fmt::format("operator '{}' ({}): dim=({}) must be one dimension", op.name,
-                                 op.type, fmt::join(dims, ",")));
+    throw LayerError(fmt::format("operator '{}' ({}): dim={} must be one dimension", op.name,
+                                 op.type, ShapeText(dims)));
   }
   return std::make_unique<SqueezeLayer>(op.name, /*unsqueeze=*/true, std::move(dims));
 }

@@ -10,6 +10,7 @@
 
 #include "kuiper/error.hpp"
 #include "kuiper/layer.hpp"
+#include "kuiper/layers/elementwise.hpp"
 
 namespace kuiper {
 
@@ -19,12 +20,9 @@ class TwoOperandLayer : public Layer {
 
   InferStatus Forward(const std::vector<sftensor>& inputs,
                       std::vector<sftensor>& outputs) override {
-    if (inputs.empty()) return InferStatus::kInferFailedInputEmpty;
-    if (outputs.empty()) return InferStatus::kInferFailedOutputEmpty;
-    if (inputs.size() % 2 != 0) return InferStatus::kInferFailedBatchMatchError;
-    if (inputs.size() / 2 != outputs.size()) return InferStatus::kInferFailedInputOutSizeMatchError;
-    for (const sftensor& input : inputs) {
-      if (!input || input->empty()) return InferStatus::kInferFailedInputEmpty;
+    if (const InferStatus status = CheckOperands(inputs, outputs, 2, 1);
+        status != InferStatus::kInferSuccess) {
+      return status;
     }
     const size_t batch = outputs.size();
     for (size_t n = 0; n < batch; ++n) {

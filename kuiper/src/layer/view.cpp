@@ -2,10 +2,10 @@
 // PyTorch. `shape` includes the batch dimension and may hold one -1, whose
 // size follows from the element count.
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 
+#include "kuiper/error.hpp"
 #include "kuiper/layers/elementwise.hpp"
 
 namespace kuiper {
@@ -65,8 +65,8 @@ class ViewLayer : public Layer {
 std::unique_ptr<Layer> CreateView(const RuntimeOperator& op) {
   const auto shape = op.param<std::vector<int>>("shape");
   const auto fail = [&](const std::string& why) {
-    return LayerError(fmt::format("operator '{}' ({}): shape=({}) {}", op.name, op.type,
-                                  fmt::join(shape, ","), why));
+    return LayerError(
+        fmt::format("operator '{}' ({}): shape={} {}", op.name, op.type, ShapeText(shape), why));
   };
   if (shape.size() < 2 || shape.size() > kMaxTensorRank + 1) {
     throw fail(fmt::format("must hold the batch and 1 to {} item dimensions", kMaxTensorRank));

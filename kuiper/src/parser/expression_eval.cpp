@@ -3,7 +3,6 @@
 // (ApplyFunction). The stack machine that evaluates the reverse Polish is
 // lab course7_expression's EvaluateReversePolish.
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -140,9 +139,8 @@ std::vector<uint32_t> ExprBroadcastShape(TokenType function, const std::vector<u
     const uint32_t da = d + ra.size() >= rank ? ra[d + ra.size() - rank] : 1;
     const uint32_t db = d + rb.size() >= rank ? rb[d + rb.size() - rank] : 1;
     if (da != db && da != 1 && db != 1) {
-      throw ShapeError(fmt::format("{}: shapes ({}) and ({}) do not broadcast",
-                                   TokenTypeName(function), fmt::join(ra, ","),
-                                   fmt::join(rb, ",")));
+      throw ShapeError(fmt::format("{}: shapes {} and {} do not broadcast", TokenTypeName(function),
+                                   ShapeText(ra), ShapeText(rb)));
     }
     shape[d] = std::max(da, db);
   }

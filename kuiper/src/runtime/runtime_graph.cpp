@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 
+#include "kuiper/error.hpp"
 #include "kuiper/graph.hpp"
 #include "kuiper/layer.hpp"
 #include "kuiper/layers/convolution.hpp"
@@ -36,10 +37,13 @@ std::string OperatorShapes(const RuntimeOperator& op) {
   std::vector<std::string> inputs;
   for (const RuntimeOperand* operand : op.input_operands) {
     const sftensor& item = operand->datas.empty() ? nullptr : operand->datas.front();
-    inputs.push_back(item ? fmt::format("({},{}) of rank {}", operand->datas.size(),
-                                        fmt::join(item->raw_shapes(), ","),
-                                        item->raw_shapes().size() + 1)
-                          : "(none)");
+    if (!item) {
+      inputs.push_back("(none)");
+      continue;
+    }
+    std::vector<uint32_t> shape{static_cast<uint32_t>(operand->datas.size())};
+    shape.insert(shape.end(), item->raw_shapes().begin(), item->raw_shapes().end());
+    inputs.push_back(fmt::format("{} of rank {}", ShapeText(shape), shape.size()));
   }
   std::vector<std::string> outputs;
   for (const RuntimeOperand* operand : op.output_operands) {
@@ -99,8 +103,8 @@ std::vector<uint32_t> BatchItemShape(const std::vector<int>& shapes) {
   if (shapes.size() < 2 || shapes.size() > kMaxTensorRank + 1 ||
       std::any_of(shapes.begin() + 1, shapes.end(), [](int d) { return d <= 0; })) {
     throw ShapeError(
-        fmt::format("operand shape ({}) is not a batch of known tensors of 1 to {} dimensions",
-                    fmt::join(shapes, ","), kMaxTensorRank));
+        fmt::format("operand shape {} is not a batch of known tensors of 1 to {} dimensions",
+                    ShapeText(shapes), kMaxTensorRank));
   }
   return {shapes.begin() + 1, shapes.end()};
 }
@@ -306,9 +310,9 @@ void RuntimeGraph::Build(const RuntimeOptions& options, TopoAlgorithm algorithm)
     for (size_t d = 1; d < shape.size(); ++d) {
       if (shape[d] < 0) {
         throw GraphError(fmt::format(
-            "{}: input {} declares ({}) with dimension {} unknown; only the batch (dimension "
+            "{}: input {} declares {} with dimension {} unknown; only the batch (dimension "
             "0) may be dynamic (?)",
-            param_path_, Describe(*input), fmt::join(shape, ","), d));
+            param_path_, Describe(*input), ShapeText(shape), d));
       }
     }
   }
@@ -379,12 +383,12 @@ void RuntimeGraph::AllocateOutputs(uint32_t batch) {
       uint64_t bytes = SaturatingMultiply(batch, sizeof(float));
       for (uint32_t dim : shape) bytes = SaturatingMultiply(bytes, dim);
       total += std::min(bytes, std::numeric_limits<uint64_t>::max() - total);  // saturating
-      CheckMemory(total,
-                  fmt::format("{}: at batch {}, the weights and the operands up to operand "
-                              "'{}' ({}), output of {},",
-                              param_path_, batch, operand.name, fmt::join(operand.shapes, ","),
-                              Describe(*op)),
-                  options_.memory_limit > 0 ? options_.memory_limit : MemoryLimit());
+      CheckMemory(
+          total,
+          fmt::format("{}: at batch {}, the weights and the operands up to operand "
+                      "'{}' {}, output of {},",
+                      param_path_, batch, operand.name, ShapeText(operand.shapes), Describe(*op)),
+          options_.memory_limit > 0 ? options_.memory_limit : MemoryLimit());
       // A fused activation's output is its producer's tensors: nothing to allocate.
       if (!IsInput(*op) && !fused_outputs_.count(&operand)) {
         known.emplace_back(&operand, std::move(shape));
@@ -644,9 +648,9 @@ std::vector<std::vector<sftensor>> RuntimeGraph::Forward(
     for (const sftensor& tensor : inputs[i]) {
       const std::vector<uint32_t> got = tensor ? tensor->raw_shapes() : std::vector<uint32_t>{};
       if (!tensor || tensor->empty() || (!expected.empty() && got != expected)) {
-        throw ShapeError(fmt::format("{}: input {} ('{}') expects tensors of shape ({}), got ({})",
-                                     param_path_, i, inputs_[i]->name, fmt::join(expected, ","),
-                                     fmt::join(got, ",")));
+        throw ShapeError(fmt::format("{}: input {} ('{}') expects tensors of shape {}, got {}",
+                                     param_path_, i, inputs_[i]->name, ShapeText(expected),
+                                     ShapeText(got)));
       }
     }
   }

@@ -1,8 +1,9 @@
-#include <fmt/ranges.h>
+#include <fmt/format.h>
 
 #include <cstdint>
 #include <limits>
 
+#include "kuiper/error.hpp"
 #include "kuiper/layer.hpp"
 #include "kuiper/memory_limit.hpp"
 #include "kuiper/runtime.hpp"
@@ -36,9 +37,9 @@ const RuntimeAttribute& RuntimeOperator::attr(const std::string& key) const {
   }
   if (attr.data.size() != bytes) {
     throw LayerError(
-        fmt::format("operator '{}' ({}): attribute '{}' of shape ({}) {} holds {} "
+        fmt::format("operator '{}' ({}): attribute '{}' of shape {} {} holds {} "
                     "bytes, expected {} (is the .pnnx.bin loaded?)",
-                    name, type, key, fmt::join(attr.shape, ","), pnnx::DataTypeName(attr.type),
+                    name, type, key, ShapeText(attr.shape), pnnx::DataTypeName(attr.type),
                     attr.data.size(), bytes));
   }
   return attr;

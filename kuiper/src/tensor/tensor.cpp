@@ -1,7 +1,6 @@
 #include "kuiper/tensor.hpp"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <limits>
 
@@ -19,8 +18,8 @@ uint64_t ShapeProduct(const std::vector<uint32_t>& shapes) {
 
 void CheckShapeRank(const std::vector<uint32_t>& shapes) {
   if (shapes.empty() || shapes.size() > kMaxTensorRank) {
-    throw ShapeError(fmt::format("a tensor has 1 to {} dimensions, got shape [{}]", kMaxTensorRank,
-                                 fmt::join(shapes, ", ")));
+    throw ShapeError(fmt::format("a tensor has 1 to {} dimensions, got shape {}", kMaxTensorRank,
+                                 ShapeText(shapes)));
   }
 }
 
@@ -50,7 +49,7 @@ Tensor<float>::Tensor(const std::vector<uint32_t>& shapes) {
     const std::vector<uint32_t> leading(shapes.begin(), shapes.end() - 2);
     const uint64_t channels = ShapeProduct(leading);
     if (channels > std::numeric_limits<uint32_t>::max()) {
-      throw ShapeError(fmt::format("shape [{}] has too many elements", fmt::join(shapes, ", ")));
+      throw ShapeError(fmt::format("shape {} has too many elements", ShapeText(shapes)));
     }
     *this = Tensor(static_cast<uint32_t>(channels), shapes[shapes.size() - 2], shapes.back());
     raw_shapes_ = shapes;
@@ -65,7 +64,7 @@ Tensor<float>::Tensor(const std::vector<uint32_t>& shapes, float* memory) {
   if (shapes.size() >= 2) rows = shapes[shapes.size() - 2];
   if (shapes.size() >= 3) channels = ShapeProduct({shapes.begin(), shapes.end() - 2});
   if (channels > std::numeric_limits<uint32_t>::max()) {
-    throw ShapeError(fmt::format("shape [{}] has too many elements", fmt::join(shapes, ", ")));
+    throw ShapeError(fmt::format("shape {} has too many elements", ShapeText(shapes)));
   }
   raw_shapes_ = shapes;
   data_ = arma::fcube(memory, rows, cols, channels, /*copy_aux_mem=*/false, /*strict=*/true);
@@ -174,8 +173,8 @@ std::vector<float> Tensor<float>::values(bool row_major) const {
 void Tensor<float>::Reshape(const std::vector<uint32_t>& shapes, bool row_major) {
   CheckShapeRank(shapes);
   if (ShapeProduct(shapes) != size()) {
-    throw ShapeError(fmt::format("Reshape: shape [{}] holds {} elements, the tensor has {}",
-                                 fmt::join(shapes, ", "), ShapeProduct(shapes), size()));
+    throw ShapeError(fmt::format("Reshape: shape {} holds {} elements, the tensor has {}",
+                                 ShapeText(shapes), ShapeProduct(shapes), size()));
   }
   const std::vector<float> flat = values(row_major);
   *this = Tensor(shapes);
@@ -216,9 +215,8 @@ sftensor ElementWise(const sftensor& a, const sftensor& b, Op op, const char* na
     return out;
   }
   if (a->shapes() != b->shapes()) {
-    throw ShapeError(fmt::format("{}: shapes [{}] and [{}] differ and neither is one element", name,
-                                 fmt::join(a->raw_shapes(), ", "),
-                                 fmt::join(b->raw_shapes(), ", ")));
+    throw ShapeError(fmt::format("{}: shapes {} and {} differ and neither is one element", name,
+                                 ShapeText(a->raw_shapes()), ShapeText(b->raw_shapes())));
   }
   const float* pb = b->raw_ptr();
   float* po = out->raw_ptr();

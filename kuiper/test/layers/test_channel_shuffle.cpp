@@ -6,8 +6,7 @@
 //              mode="bilinear", align_corners=True)
 #include <gtest/gtest.h>
 
-#include <numeric>
-
+#include "../op_test.hpp"
 #include "kuiper/error.hpp"
 #include "kuiper/layer.hpp"
 
@@ -51,17 +50,24 @@ TEST(ChannelShuffle, ThreeGroupsInterleaveLikePyTorch) {
   EXPECT_EQ(ChannelOrder(*outputs[0]), std::vector<float>({0, 2, 4, 1, 3, 5}));
 }
 
-TEST(ChannelShuffle, WholePlanesMoveAndEveryItemOfABatchIsShuffled) {
-  sftensor a = TensorCreate({2, 2, 2}), b = ChannelIndex(2, 2, 2);
-  std::vector<float> values(8);
-  std::iota(values.begin(), values.end(), 0.f);
-  a->Fill(values, /*row_major=*/true);
-  std::vector<sftensor> outputs(2);
-  ASSERT_EQ(LayerRegisterer::CreateLayer(ShuffleOp(2))->Forward({a, b}, outputs),
-            InferStatus::kInferSuccess);
-  // Two groups of one channel: the groups swap nothing, C / g = 1.
-  EXPECT_EQ(outputs[0]->values(true), values);
-  EXPECT_EQ(ChannelOrder(*outputs[1]), std::vector<float>({0, 1}));
+// Through the op-test harness (op_test.hpp): in every mode and for every item
+// of a batch, whole H x W planes of random values move as the definition says.
+TEST(ChannelShuffle, WholePlanesMoveInEveryMode) {
+  for (const uint32_t groups : {2u, 3u}) {
+    SCOPED_TRACE(fmt::format("groups={}", groups));
+    const auto shuffled = [groups](const std::vector<sftensor>& item) {
+      const ftensor& x = *item[0];
+      sftensor out = TensorCreate(x.raw_shapes());
+      const uint32_t per_group = x.channels() / groups;
+      for (uint32_t i = 0; i < groups; ++i) {
+        for (uint32_t k = 0; k < per_group; ++k)
+          out->slice(k * groups + i) = x.slice(i * per_group + k);
+      }
+      return std::vector<sftensor>{out};
+    };
+    test::TestOperator("nn.ChannelShuffle", {{"groups", static_cast<int>(groups)}}, {},
+                       {test::SeededItems({6, 2, 3}, groups)}, shuffled, 0.f);
+  }
 }
 
 TEST(ChannelShuffle, ChannelsNotDivisibleByGroupsAreReported) {

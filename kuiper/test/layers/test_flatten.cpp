@@ -27,37 +27,37 @@ sftensor Iota(const std::vector<uint32_t>& shape) {
   return t;
 }
 
-// Through the op-test harness (op_test.hpp): every mode, exactly the input's
-// values in row-major order.
-TEST(Flatten, WholeItemInRowMajorOrder) {
-  const auto flat = [](const std::vector<sftensor>& item) {
-    sftensor out = TensorCreate({24});
+// The expected output of a flatten to `shape`: the item's values, row-major.
+test::OpReference FlattenedTo(const std::vector<uint32_t>& shape) {
+  return [shape](const std::vector<sftensor>& item) {
+    sftensor out = TensorCreate(shape);
     out->Fill(item[0]->values(/*row_major=*/true), /*row_major=*/true);
     return std::vector<sftensor>{out};
   };
+}
+
+// Through the op-test harness (op_test.hpp), as the next two tests: every
+// mode, exactly the input's values in row-major order.
+TEST(Flatten, WholeItemInRowMajorOrder) {
   for (const std::string type : {"torch.flatten", "nn.Flatten"}) {
     SCOPED_TRACE(type);
     test::TestOperator(type, {{"start_dim", 1}, {"end_dim", -1}}, {},
-                       {test::SeededItems({2, 3, 4}, 1)}, flat, 0.f);
+                       {test::SeededItems({2, 3, 4}, 1)}, FlattenedTo({24}), 0.f);
   }
 }
 
+// end_dim 3 is the last dimension of a (N, 2, 3, 4) operand, as -1 is.
 TEST(Flatten, ExplicitEndDimensionEqualsMinusOne) {
-  std::vector<sftensor> outputs(1);
-  ASSERT_EQ(CreateFlatten(1, 3)->Forward({Iota({2, 3, 4})}, outputs), InferStatus::kInferSuccess);
-  EXPECT_EQ(outputs[0]->raw_shapes(), std::vector<uint32_t>({24}));
+  test::TestOperator("torch.flatten", {{"start_dim", 1}, {"end_dim", 3}}, {},
+                     {test::SeededItems({2, 3, 4}, 4)}, FlattenedTo({24}), 0.f);
 }
 
 TEST(Flatten, InnerDimensionsOnly) {
-  // (N, 2, 3, 4) with start_dim=2: (N, 2, 12).
-  std::vector<sftensor> outputs(1);
-  ASSERT_EQ(CreateFlatten(2, -1)->Forward({Iota({2, 3, 4})}, outputs), InferStatus::kInferSuccess);
-  EXPECT_EQ(outputs[0]->raw_shapes(), std::vector<uint32_t>({2, 12}));
-  EXPECT_EQ(outputs[0]->at(0, 1, 0), 12.f);
-  // (N, 2, 3, 4) with start_dim=1, end_dim=2: (N, 6, 4).
-  ASSERT_EQ(CreateFlatten(1, 2)->Forward({Iota({2, 3, 4})}, outputs), InferStatus::kInferSuccess);
-  EXPECT_EQ(outputs[0]->raw_shapes(), std::vector<uint32_t>({6, 4}));
-  EXPECT_EQ(outputs[0]->at(0, 5, 3), 23.f);
+  // (N, 2, 3, 4) with start_dim=2: (N, 2, 12); with start_dim=1, end_dim=2: (N, 6, 4).
+  test::TestOperator("torch.flatten", {{"start_dim", 2}, {"end_dim", -1}}, {},
+                     {test::SeededItems({2, 3, 4}, 2)}, FlattenedTo({2, 12}), 0.f);
+  test::TestOperator("torch.flatten", {{"start_dim", 1}, {"end_dim", 2}}, {},
+                     {test::SeededItems({2, 3, 4}, 3)}, FlattenedTo({6, 4}), 0.f);
 }
 
 TEST(Flatten, EveryItemOfABatch) {

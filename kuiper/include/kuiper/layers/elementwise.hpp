@@ -12,10 +12,17 @@
 
 namespace kuiper {
 
-// The statuses a one-input-item-to-one-output-item layer reports before
-// computing: kInferFailedInputEmpty for no inputs or a null/empty input,
-// kInferFailedOutputEmpty for no output slots, and
-// kInferFailedInputOutSizeMatchError when the batch sizes differ.
+// The statuses a layer reports before computing, for a batch that arrives as
+// `input_operands` input tensors and `output_operands` output slots per item
+// (operand k's items next to each other, as RuntimeGraph lays them out), in
+// this order: kInferFailedInputEmpty for no inputs, kInferFailedOutputEmpty
+// for no output slots, kInferFailedBatchMatchError when the inputs are not
+// whole items, kInferFailedInputOutSizeMatchError when the outputs are not as
+// many items, and kInferFailedInputEmpty for a null or empty input.
+InferStatus CheckOperands(const std::vector<sftensor>& inputs, const std::vector<sftensor>& outputs,
+                          size_t input_operands, size_t output_operands);
+
+// CheckOperands for a layer of one input operand and one output operand.
 InferStatus CheckOneToOne(const std::vector<sftensor>& inputs,
                           const std::vector<sftensor>& outputs);
 

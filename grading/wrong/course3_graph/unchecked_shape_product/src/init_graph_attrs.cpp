@@ -70,16 +70,15 @@ void RuntimeGraph::InitGraphAttrs(const std::map<std::string, pnnx::Attribute>& 
     uint64_t count = 1;
     for (int dim : attr.shape) {
       if (dim < 0) {
-        throw ParseError(
-            fmt::format("operator '{}': attribute '{}' has shape ({}): no data fits it", op.name,
-                        name, fmt::join(attr.shape, ",")));
+        throw ParseError(fmt::format("operator '{}': attribute '{}' has shape {}: no data fits it",
+                                     op.name, name, ShapeText(attr.shape)));
       }
       count *= static_cast<uint64_t>(dim);
     }
     if (attr.data.size() != count * size) {
       throw ParseError(fmt::format(
-          "operator '{}': attribute '{}' of shape ({}) {} needs {} bytes, its data holds {}",
-          op.name, name, fmt::join(attr.shape, ","), pnnx::DataTypeName(attr.type), count * size,
+          "operator '{}': attribute '{}' of shape {} {} needs {} bytes, its data holds {}", op.name,
+          name, ShapeText(attr.shape), pnnx::DataTypeName(attr.type), count * size,
           attr.data.size()));
     }
     std::vector<float> values(count);
