@@ -21,7 +21,6 @@
 // each cell's (x, y) minus 0.5 (or without it, before Ultralytics v6.1),
 // the anchor grid each anchor's (w, h) in pixels in every cell.
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <functional>
 #include <map>
@@ -160,9 +159,9 @@ ModuleOpConstants ReadModuleOpConstants(const RuntimeOperator& op, int levels) {
     if (s.size() != 5 || s[0] != 1 || s[1] <= 0 || s[2] <= 0 || s[3] <= 0 || s[4] != 2 ||
         v.size() != size_t(s[1]) * s[2] * s[3] * 2) {
       throw fail(
-          fmt::format("{} has shape ({}): expected the strides ({}) or a grid of shape "
+          fmt::format("{} has shape {}: expected the strides ({}) or a grid of shape "
                       "(1,na,H,W,2)",
-                      key, fmt::join(s, ","), levels));
+                      key, ShapeText(s), levels));
     }
     if (out.na != 0 && out.na != s[1])
       throw fail(fmt::format("{}: na {} after {}", key, s[1], out.na));
@@ -190,9 +189,9 @@ ModuleOpConstants ReadModuleOpConstants(const RuntimeOperator& op, int levels) {
       }
     } else {
       throw fail(
-          fmt::format("{} of shape ({}) is neither a grid of cell indices nor an anchor "
+          fmt::format("{} of shape {} is neither a grid of cell indices nor an anchor "
                       "grid (one (w, h) per anchor in every cell), or repeats one",
-                      key, fmt::join(s, ",")));
+                      key, ShapeText(s)));
     }
   }
   if (out.strides.empty() || grids != levels || static_cast<int>(anchor_grids.size()) != levels) {
@@ -240,9 +239,9 @@ std::unique_ptr<Layer> CreateDetect(const RuntimeOperator& op) {
       const std::vector<int>& w = op.attr("m.0.weight").shape;
       if (a.size() != 3 || a[1] <= 0 || w.empty() || w[0] % a[1] != 0 || w[0] / a[1] <= 5) {
         throw fail(fmt::format(
-            "has no nc/na params, and anchors ({}) with m.0.weight ({}) do not give them: "
+            "has no nc/na params, and anchors {} with m.0.weight {} do not give them: "
             "expected (levels,na,2) and (na*(nc+5),C,1,1)",
-            fmt::join(a, ","), fmt::join(w, ",")));
+            ShapeText(a), ShapeText(w)));
       }
       na = a[1];
       nc = w[0] / na - 5;
@@ -251,13 +250,13 @@ std::unique_ptr<Layer> CreateDetect(const RuntimeOperator& op) {
     const RuntimeAttribute& strides = op.attr("strides");
     if (strides.shape.size() != 1 || strides.shape[0] <= 0) {
       throw fail(
-          fmt::format("strides has shape ({}), expected (levels)", fmt::join(strides.shape, ",")));
+          fmt::format("strides has shape {}, expected (levels)", ShapeText(strides.shape)));
     }
     levels = strides.shape[0];
     const RuntimeAttribute& anchors = op.attr("anchors");
     if (anchors.shape != std::vector<int>{levels, na, 2}) {
-      throw fail(fmt::format("anchors has shape ({}), expected ({},{},2)",
-                             fmt::join(anchors.shape, ","), levels, na));
+      throw fail(fmt::format("anchors has shape {}, expected ({},{},2)",
+                             ShapeText(anchors.shape), levels, na));
     }
     stride_values = values(strides, "strides", levels);
     anchor_values = values(anchors, "anchors", levels * na * 2);
@@ -269,9 +268,9 @@ std::unique_ptr<Layer> CreateDetect(const RuntimeOperator& op) {
     const std::vector<int>& w = op.attr("m.0.weight").shape;
     if (w.empty() || w[0] % na != 0 || w[0] / na <= 5) {
       throw fail(
-          fmt::format("m.0.weight has shape ({}): expected na * (nc + 5) = {} * (nc + 5) "
+          fmt::format("m.0.weight has shape {}: expected na * (nc + 5) = {} * (nc + 5) "
                       "outputs",
-                      fmt::join(w, ","), na));
+                      ShapeText(w), na));
     }
     nc = w[0] / na - 5;
     stride_values = constants.strides;
@@ -285,12 +284,12 @@ std::unique_ptr<Layer> CreateDetect(const RuntimeOperator& op) {
     const int outputs = na * static_cast<int>(no);
     if (weight.shape.size() != 4 || weight.shape[0] != outputs || weight.shape[1] <= 0 ||
         weight.shape[2] != 1 || weight.shape[3] != 1) {
-      throw fail(fmt::format("m.{}.weight has shape ({}), expected ({},C,1,1)", l,
-                             fmt::join(weight.shape, ","), outputs));
+      throw fail(fmt::format("m.{}.weight has shape {}, expected ({},C,1,1)", l,
+                             ShapeText(weight.shape), outputs));
     }
     if (bias.shape != std::vector<int>{outputs}) {
-      throw fail(fmt::format("m.{}.bias has shape ({}), expected ({})", l,
-                             fmt::join(bias.shape, ","), outputs));
+      throw fail(fmt::format("m.{}.bias has shape {}, expected ({})", l,
+                             ShapeText(bias.shape), outputs));
     }
     DetectLevel level;
     // The weight is row-major (outputs, C): read column-major, the same
