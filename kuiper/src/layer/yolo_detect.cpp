@@ -238,10 +238,10 @@ std::unique_ptr<Layer> CreateDetect(const RuntimeOperator& op) {
       const std::vector<int>& a = op.attr("anchors").shape;
       const std::vector<int>& w = op.attr("m.0.weight").shape;
       if (a.size() != 3 || a[1] <= 0 || w.empty() || w[0] % a[1] != 0 || w[0] / a[1] <= 5) {
-        throw fail(fmt::format(
-            "has no nc/na params, and anchors {} with m.0.weight {} do not give them: "
-            "expected (levels,na,2) and (na*(nc+5),C,1,1)",
-            ShapeText(a), ShapeText(w)));
+        throw fail(
+            fmt::format("has no nc/na params, and anchors {} with m.0.weight {} do not give them: "
+                        "expected (levels,na,2) and (na*(nc+5),C,1,1)",
+                        ShapeText(a), ShapeText(w)));
       }
       na = a[1];
       nc = w[0] / na - 5;
@@ -249,14 +249,13 @@ std::unique_ptr<Layer> CreateDetect(const RuntimeOperator& op) {
     if (nc <= 0 || na <= 0) throw fail(fmt::format("nc={} and na={} must be positive", nc, na));
     const RuntimeAttribute& strides = op.attr("strides");
     if (strides.shape.size() != 1 || strides.shape[0] <= 0) {
-      throw fail(
-          fmt::format("strides has shape {}, expected (levels)", ShapeText(strides.shape)));
+      throw fail(fmt::format("strides has shape {}, expected (levels)", ShapeText(strides.shape)));
     }
     levels = strides.shape[0];
     const RuntimeAttribute& anchors = op.attr("anchors");
     if (anchors.shape != std::vector<int>{levels, na, 2}) {
-      throw fail(fmt::format("anchors has shape {}, expected ({},{},2)",
-                             ShapeText(anchors.shape), levels, na));
+      throw fail(fmt::format("anchors has shape {}, expected ({},{},2)", ShapeText(anchors.shape),
+                             levels, na));
     }
     stride_values = values(strides, "strides", levels);
     anchor_values = values(anchors, "anchors", levels * na * 2);
@@ -288,8 +287,8 @@ std::unique_ptr<Layer> CreateDetect(const RuntimeOperator& op) {
                              ShapeText(weight.shape), outputs));
     }
     if (bias.shape != std::vector<int>{outputs}) {
-      throw fail(fmt::format("m.{}.bias has shape {}, expected ({})", l,
-                             ShapeText(bias.shape), outputs));
+      throw fail(
+          fmt::format("m.{}.bias has shape {}, expected ({})", l, ShapeText(bias.shape), outputs));
     }
     DetectLevel level;
     // The weight is row-major (outputs, C): read column-major, the same
