@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "error_measures.hpp"
 #include "kuiper/graph.hpp"
 #include "kuiper/npy.hpp"
 #include "metrics.hpp"
@@ -143,6 +144,73 @@ TEST(YOLOv5s, DetectionsAfterNmsMatchPyTorchs) {
     }
   }
   EXPECT_EQ(unmatched, 0) << "of " << want.size() << " detections";
+}
+
+// The engine's and PyTorch float32's errors against float64 on the same input
+// (batch 1), by the robust measures of tools/fidelity.py
+// (RobustRelativeErrors, kuiper/test/error_measures.hpp): the rms and the
+// 99.9th percentile of the relative error, each the engine's at most
+// PyTorch's. YOLOv5s's largest error is decided by the rounding of one large
+// box (above); these are decided by all 2.1 million values. The float64
+// output is read as float32 (LoadNpy), a change of at most 6e-8 of each
+// value, far below the errors measured (1e-5). ONNX Runtime cannot be a test
+// dependency: its numbers on the same input are in docs/performance.md's
+// fidelity table (docs/performance.md#fidelity, from tools/fidelity.py).
+struct Fidelity {
+  RobustErrors engine;
+  RobustErrors pytorch;
+};
+
+// The kinds of tools/fidelity.py's floors: one for ResNet18's logits; for
+// YOLOv5s's rows of 85, box centres (columns 0-1), box sizes (2-3), scores.
+std::vector<int> FidelityKinds(const std::string& model, size_t values) {
+  std::vector<int> kinds(values, 0);
+  if (model != "yolov5s") return kinds;
+  for (size_t i = 0; i < values; ++i) {
+    const size_t column = i % 85;
+    kinds[i] = column < 2 ? 0 : column < 4 ? 1 : 2;
+  }
+  return kinds;
+}
+
+Fidelity MeasureFidelity(const std::string& model) {
+  const Result r = RunReference(model, "");
+  const std::string exact = ModelFile(model, ".output_f64.npy");
+  EXPECT_TRUE(ModelFileExists(exact));
+  if (::testing::Test::HasFailure()) return {};
+  const NpyArray f64 = LoadNpy(exact);
+  EXPECT_EQ(r.got.shape, f64.shape);
+  EXPECT_EQ(r.want.shape, f64.shape);
+  if (::testing::Test::HasFailure()) return {};
+  const std::vector<int> kinds = FidelityKinds(model, f64.data.size());
+  return {RobustRelativeErrors(r.got.data, f64.data, kinds),
+          RobustRelativeErrors(r.want.data, f64.data, kinds)};
+}
+
+TEST(ResNet18, RmsRelativeErrorAgainstFloat64IsAtMostPyTorchFloat32s) {
+  const Fidelity f = MeasureFidelity("resnet18");
+  ASSERT_FALSE(HasFailure());
+  EXPECT_LE(f.engine.rms, f.pytorch.rms) << "PyTorch float32's rms " << f.pytorch.rms;
+}
+
+TEST(ResNet18, P999RelativeErrorAgainstFloat64IsAtMostPyTorchFloat32s) {
+  const Fidelity f = MeasureFidelity("resnet18");
+  ASSERT_FALSE(HasFailure());
+  EXPECT_LE(f.engine.p999, f.pytorch.p999)
+      << "PyTorch float32's 99.9th percentile " << f.pytorch.p999;
+}
+
+TEST(YOLOv5s, RmsRelativeErrorAgainstFloat64IsAtMostPyTorchFloat32s) {
+  const Fidelity f = MeasureFidelity("yolov5s");
+  ASSERT_FALSE(HasFailure());
+  EXPECT_LE(f.engine.rms, f.pytorch.rms) << "PyTorch float32's rms " << f.pytorch.rms;
+}
+
+TEST(YOLOv5s, P999RelativeErrorAgainstFloat64IsAtMostPyTorchFloat32s) {
+  const Fidelity f = MeasureFidelity("yolov5s");
+  ASSERT_FALSE(HasFailure());
+  EXPECT_LE(f.engine.p999, f.pytorch.p999)
+      << "PyTorch float32's 99.9th percentile " << f.pytorch.p999;
 }
 
 // Activation buffers planned at Build (RuntimeOptions::buffer_planning) must

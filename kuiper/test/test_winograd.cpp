@@ -111,11 +111,12 @@ INSTANTIATE_TEST_SUITE_P(
                       WinogradCase{16, 16, 32, 5, 1}, WinogradCase{16, 16, 33, 6, 1}));
 
 // The route sums its transformed products over 16 input channels at a time
-// (winograd.cpp); one float sum over all 128 channels rounds about 1.25x more
-// than im2col (measured 3.0e-7 against 2.4e-7), partial sums of 16 about
-// 0.65x. Compared with the im2col route's own GEMM (MultiplyInto of the whole
-// unfolded matrix, built here), on the inputs a layer meets after a ReLU.
-TEST(Winograd, RoundsLessThanTheIm2ColGemm) {
+// (winograd.cpp). Compared with the im2col route's own GEMM (MultiplyInto of
+// the whole unfolded matrix, built here, whose partial sums span 64 products:
+// im2col.cpp), on the inputs a layer meets after a ReLU: partial sums of 16
+// channels round about 1.25x as much (measured 1.61e-7 against 1.29e-7), one
+// float sum over all 128 channels 2.3x (3.0e-7).
+TEST(Winograd, RoundsLessThanHalfAgainTheIm2ColGemm) {
   constexpr uint32_t kChannels = 128, kSize = 16;
   std::mt19937 rng(21);
   std::normal_distribution<float> normal(0.f, 1.f);
@@ -146,7 +147,7 @@ TEST(Winograd, RoundsLessThanTheIm2ColGemm) {
       Im2Col(input, 0, kChannels, Params3x3(kChannels, kChannels, 1), kSize, kSize),
       WinogradKernels(kernels), winograd.data());
   const double im2col_error = RmsError(im2col.memptr(), direct);
-  EXPECT_LT(RmsError(winograd.data(), direct), 0.8 * im2col_error)
+  EXPECT_LT(RmsError(winograd.data(), direct), 1.5 * im2col_error)
       << "im2col's rms error " << im2col_error;
 }
 

@@ -22,12 +22,15 @@
 // rows loaded whole. The sums are then already in the output's layout, with
 // no transposition: see docs/performance.md#column-tiles.
 //
-// As in oneDNN's GEMM, the sum over the taps is split: each register tile sums
-// the taps of a block of input channels (at most 288 taps) from zero, and these
-// partial sums are added to running sums kept in a buffer (column tiles: in
-// the output itself), so the rounding stays at the im2col route's level (with
-// blocks of 64 taps the PNNX zoo's YOLOv5s ended past its bound; see
-// docs/performance.md#direct-constants). Both kinds of tile add the same
+// The sum over the taps is split: each register tile sums the taps of a
+// block of input channels (at most 64 taps, but a whole channel) from zero,
+// and these partial sums are added to running sums kept in a buffer (column
+// tiles: in the output itself). A float sum's rounding grows with the number
+// of terms added to one running sum: with blocks of 288 taps YOLOv5s's early
+// layers rounded more than PyTorch's float32 convolutions, and the whole model
+// ended further from float64 than PyTorch (docs/performance.md#fidelity). A
+// block's partial sums cost one load, add and store per register of running
+// sums, against 64 multiply-adds into it. Both kinds of tile add the same
 // products in the same order: the same bits.
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -47,9 +50,9 @@ namespace kuiper {
 
 namespace {
 
-constexpr int64_t kLanes = 16;            // floats per AVX-512 register
-constexpr int64_t kMaxBlockVectors = 4;   // registers of output channels per tile, at most
-constexpr int64_t kPartialSumTaps = 288;  // taps per partial sum, at most (but a whole channel)
+constexpr int64_t kLanes = 16;           // floats per AVX-512 register
+constexpr int64_t kMaxBlockVectors = 4;  // registers of output channels per tile, at most
+constexpr int64_t kPartialSumTaps = 64;  // taps per partial sum, at most (but a whole channel)
 // Running sums per task (positions x the block's channels), 128 KB: a task
 // reads its block's kernels once, so fewer, larger ranges read them fewer
 // times (32 KB was slower: docs/performance.md#direct-constants).

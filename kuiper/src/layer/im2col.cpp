@@ -39,10 +39,24 @@ namespace {
 // library PyTorch's own convolutions use. It runs on the calling thread: the
 // engine's loops (parallel.hpp) keep oneDNN's OpenMP to one thread.
 // dnnl_sgemm is row-major: column-major C = A * B is row-major C' = B' * A'.
+//
+// The inner dimension goes to oneDNN kGemmDepth at a time, each part after
+// the first with beta = 1: oneDNN sums a call's products from zero in
+// registers and then adds them to C, so every output is a sum of partial sums
+// of 64 products. In one call its running sums span 256 products, and a float
+// sum's rounding grows with the terms added to one running sum: YOLOv5s's 1x1
+// layers of 512 channels and its 3x3 layers of 128 and more rounded more than
+// PyTorch's float32 convolutions (docs/performance.md#fidelity). Each part
+// reads and writes C once more, a block that is in the cache.
+constexpr int64_t kGemmDepth = 64;
 void Gemm(const float* a, int64_t m, int64_t lda, const arma::fmat& b, float* c, int64_t ldc,
           const Epilogue& epilogue) {
   const int64_t k = b.n_rows, n = b.n_cols;
-  dnnl_sgemm('N', 'N', n, m, k, 1.f, b.memptr(), std::max<int64_t>(k, 1), a, lda, 0.f, c, ldc);
+  const int64_t ldb = std::max<int64_t>(k, 1);
+  for (int64_t k0 = 0; k0 == 0 || k0 < k; k0 += kGemmDepth) {
+    dnnl_sgemm('N', 'N', n, m, std::min(kGemmDepth, k - k0), 1.f, b.memptr() + k0, ldb,
+               a + k0 * lda, lda, k0 == 0 ? 0.f : 1.f, c, ldc);
+  }
   if (!epilogue.bias && epilogue.activation == Activation::kNone) return;
   for (int64_t col = 0; col < n; ++col) {
     const float bias = epilogue.bias ? epilogue.bias[col] : 0.f;

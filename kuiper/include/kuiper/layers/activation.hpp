@@ -15,13 +15,10 @@ enum class Activation { kNone, kRelu, kSilu };
 // F.silu), or kNone for any other type.
 Activation ActivationOfType(const std::string& type);
 
-// y[i] = x[i] / (1 + e^-x[i]) for n floats, vectorized and within one ulp of
-// the exact value (kuiper/src/layer/activation.cpp says how). x and y may be
-// equal.
+// y[i] = x[i] / (1 + e^-x[i]) for n floats, vectorized and within two ulps
+// of the exact value (kuiper/src/layer/activation.cpp says how). x and y may
+// be equal.
 void SiluSpan(const float* x, float* y, int64_t n);
-// The same, without the AVX-512 form SiluSpan uses where the CPU has it: the
-// form of every other CPU, which tests hold to the same bits.
-void SiluSpanPortable(const float* x, float* y, int64_t n);
 
 // x[i] = activation(x[i] + bias) for n floats, in place.
 void AddBiasAndActivate(float* x, int64_t n, float bias, Activation activation);
