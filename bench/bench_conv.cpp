@@ -197,6 +197,10 @@ int main(int argc, char** argv) {
       kuiper::SetMaxThreads(std::atoi(argv[i] + 10));
     } else if (arg == "--conv_route=im2col") {
       kuiper::routes.winograd_conv = kuiper::routes.direct_conv = false;
+    } else if (arg == "--conv_route=winograd_f4") {
+      kuiper::routes.winograd_f4 = true;
+    } else if (arg == "--conv_route=winograd_f2") {
+      kuiper::routes.winograd_f4 = false;
     } else if (arg != "--conv_route=default") {
       argv[kept++] = argv[i];
     }

@@ -24,6 +24,9 @@ struct RuntimeOptions {
   // their im2col matrix) runs the lab's FillBlock.
   bool winograd_conv = true;  // F(2x2, 3x3): 3x3 stride-1 layers of 16 to 256 channels
   bool direct_conv = true;    // small outputs or few channels, on CPUs with AVX-512
+  // Within the Winograd route, F(4x4, 3x3) for the layers where it wins
+  // (GroupKernels), F(2x2, 3x3) for the others.
+  bool winograd_f4 = false;
 
   // Activation memory planning (RuntimeGraph::PlanOutputs): operands that are
   // not live at the same time share the bytes of one buffer. Off, each
