@@ -156,7 +156,7 @@ inline std::vector<std::pair<std::string, RuntimeOptions>> RouteOptions(const st
   return {{"default routes", all},
           {"im2col only", im2col},
           {"winograd only", winograd},
-          {"winograd F(4x4, 3x3) where it is chosen", winograd_f4},
+          {"winograd F(4x4, 3x3) only", winograd_f4},
           {"direct only", direct}};
 }
 

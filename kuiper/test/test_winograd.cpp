@@ -1,7 +1,7 @@
 // The Winograd route of MultiplyInto (kuiper/src/layer/winograd.cpp): the
 // product a * kernels of a 3x3, stride-1 im2col matrix, computed by F(2x2, 3x3)
-// or F(4x4, 3x3) (WinogradKernels' tile 2 or 4) without unfolding (no lab code runs: these pass in the student build).
-// References are direct convolutions in double, written out here.
+// or F(4x4, 3x3) (WinogradKernels' tile 2 or 4) without unfolding (no lab code runs: these pass in
+// the student build). References are direct convolutions in double, written out here.
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -117,12 +117,12 @@ INSTANTIATE_TEST_SUITE_P(
 // times F(2x2, 3x3)'s: F4RoundsLessThanTheUsualPoints).
 INSTANTIATE_TEST_SUITE_P(
     F4Shapes, WinogradGeometries,
-    ::testing::Values(WinogradCase{16, 16, 8, 8, 1, 4},      // whole tiles
-                      WinogradCase{17, 20, 7, 9, 1, 4},      // 3 of 4 rows, 1 of 4 columns
-                      WinogradCase{16, 32, 6, 5, 0, 4},      // no padding: 4x3 outputs
-                      WinogradCase{16, 16, 1, 1, 1, 4},      // one output, mostly padding
-                      WinogradCase{16, 24, 4, 6, 2, 4},      // padding wider than the kernel's reach
-                      WinogradCase{16, 16, 14, 14, 1, 4},    // ResNet18's 14x14: half of a tile
+    ::testing::Values(WinogradCase{16, 16, 8, 8, 1, 4},    // whole tiles
+                      WinogradCase{17, 20, 7, 9, 1, 4},    // 3 of 4 rows, 1 of 4 columns
+                      WinogradCase{16, 32, 6, 5, 0, 4},    // no padding: 4x3 outputs
+                      WinogradCase{16, 16, 1, 1, 1, 4},    // one output, mostly padding
+                      WinogradCase{16, 24, 4, 6, 2, 4},    // padding wider than the kernel's reach
+                      WinogradCase{16, 16, 14, 14, 1, 4},  // ResNet18's 14x14: half of a tile
                       WinogradCase{16, 16, 161, 122, 1, 4},  // 31 tile columns: chunks shared
                       WinogradCase{64, 64, 14, 14, 1, 4},    // one chunk, steps shared
                       WinogradCase{20, 21, 9, 10, 1, 4},     // GEMM edges, as above
@@ -214,8 +214,7 @@ TEST(Winograd, AppliesTheEpilogueAfterTheBias) {
   const ConvParams p = Params3x3(16, 16, 1);
   const std::vector<double> direct = DirectConvolution(input, 0, kernels, 1, 12, 11);
   for (const uint32_t tile : {2u, 4u}) {  // 12x11: F(4x4, 3x3)'s last tiles have 3 columns
-    for (const Activation activation :
-         {Activation::kNone, Activation::kRelu, Activation::kSilu}) {
+    for (const Activation activation : {Activation::kNone, Activation::kRelu, Activation::kSilu}) {
       std::vector<float> product(direct.size(), NAN);
       WinogradMultiplyInto(Im2Col(input, 0, 16, p, 12, 11), WinogradKernels(kernels, tile),
                            product.data(), {bias.data(), activation});

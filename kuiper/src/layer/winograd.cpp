@@ -1,6 +1,8 @@
 // The core's route for 3x3, stride-1 convolutions: Winograd's F(2x2, 3x3)
 // (lab course6's stretch task, README §10.1, computes the same thing one tile at
-// a time; here the sum over input channels becomes 16 matrix products).
+// a time; here the sum over input channels becomes 16 matrix products), and,
+// where RuntimeOptions::winograd_f4 asks for it, F(4x4, 3x3) with 36 (below,
+// after F(2x2, 3x3)'s transforms; the GEMMs and chunks are shared).
 //
 // Each 2x2 block of outputs ("tile") comes from a 4x4 input patch d:
 //   Y = A^T [ sum over c of (G g_c G^T) .* (B^T d_c B) ] A
@@ -78,8 +80,8 @@ struct WinogradChunk {
 constexpr int64_t kElementSkew = 16;  // the cache line between elements' matrices
 
 struct WinogradGeometry {
-  int64_t tile;      // outputs per tile side: 2 for F(2x2, 3x3), 4 for F(4x4, 3x3)
-  int64_t elements;  // (tile + 2)^2: the transformed tile, one GEMM each
+  int64_t tile;        // outputs per tile side: 2 for F(2x2, 3x3), 4 for F(4x4, 3x3)
+  int64_t elements;    // (tile + 2)^2: the transformed tile, one GEMM each
   const float* input;  // the group's first input channel
   int64_t in_h, in_w, pad_h, pad_w;
   int64_t out_h, out_w, tiles_h, tiles_w;
@@ -327,9 +329,9 @@ void WinogradOutput(const WinogradGeometry& g, const WinogradChunk& k, int64_t o
 // a layer rounds about half as much (docs/performance.md#winograd-f4). Each
 // row of B^T and column of A^T is scaled to whole numbers, which floats hold
 // exactly, and G carries the inverse scales (it is applied in double).
-constexpr float kInputF4[6][6] = {{36, 0, -97, 0, 36, 0},   {0, -12, -8, 27, 18, 0},
-                                  {0, 12, -8, -27, 18, 0},  {0, -18, -27, 8, 12, 0},
-                                  {0, 18, -27, -8, 12, 0},  {0, 36, 0, -97, 0, 36}};  // B^T
+constexpr float kInputF4[6][6] = {{36, 0, -97, 0, 36, 0},  {0, -12, -8, 27, 18, 0},
+                                  {0, 12, -8, -27, 18, 0}, {0, -18, -27, 8, 12, 0},
+                                  {0, 18, -27, -8, 12, 0}, {0, 36, 0, -97, 0, 36}};  // B^T
 constexpr float kOutputF4[4][6] = {{1, 8, 8, 27, 27, 0},
                                    {0, 12, -12, 18, -18, 0},
                                    {0, 18, 18, 12, 12, 0},
@@ -385,8 +387,9 @@ template <size_t N>
 // The output transform of one tile column, m[i][j] pointing at M_(6i+j) of
 // its first tile: along y (t(r, j) = sum_i A^T(r, i) m_ij), then along x,
 // into the 4 columns `col` (4 tiles of rows each).
-[[gnu::target_clones("default", "avx2", "avx512f")]] void OutputColumnF4(
-    const float* const m[6][6], int64_t tiles, float* const col[4]) {
+[[gnu::target_clones("default", "avx2", "avx512f")]] void OutputColumnF4(const float* const m[6][6],
+                                                                         int64_t tiles,
+                                                                         float* const col[4]) {
 #pragma omp simd
   for (int64_t ty = 0; ty < tiles; ++ty) {
     float t[4][6];
@@ -442,8 +445,8 @@ void WinogradInputF4(const WinogradGeometry& g, const WinogradChunk& k, int64_t 
 // WinogradOutput for F(4x4, 3x3): the 4 columns of a tile column go through
 // `tmp` (their rows interleave by tile) and only the outputs that exist are
 // copied out.
-void WinogradOutputF4(const WinogradGeometry& g, const WinogradChunk& k, int64_t o,
-                      float* product, const Epilogue& epilogue) {
+void WinogradOutputF4(const WinogradGeometry& g, const WinogradChunk& k, int64_t o, float* product,
+                      const Epilogue& epilogue) {
   float* plane = product + o * g.out_h * g.out_w;
   const float bias = epilogue.bias ? epilogue.bias[o] : 0.f;
   const bool epilogue_on = epilogue.bias || epilogue.activation != Activation::kNone;
@@ -758,9 +761,9 @@ void WinogradMultiplyInto(const Im2ColMatrix& a, const WinogradKernels& kernels,
   const int64_t max_ld = PaddedTiles(cols * g.tiles_h);
   // The transforms' columns: 4 + 1 of zeros for the input, 8 for the output
   // (F(4x4, 3x3): 6 + 1, and 4 columns of 4 tiles of rows).
-  const int64_t tmp_floats =
-      g.tile == 4 ? std::max<int64_t>(7 * (4 * g.tiles_h + 2), 16 * g.tiles_h)
-                  : std::max<int64_t>(5 * (2 * g.tiles_h + 2), 8 * g.tiles_h);
+  const int64_t tmp_floats = g.tile == 4
+                                 ? std::max<int64_t>(7 * (4 * g.tiles_h + 2), 16 * g.tiles_h)
+                                 : std::max<int64_t>(5 * (2 * g.tiles_h + 2), 8 * g.tiles_h);
   // Chunks shared: each thread its own V, M and columns; one chunk: one V and
   // M, and columns per thread.
   const int64_t vm_floats = max_ld * per_tile + 2 * g.elements * kElementSkew;

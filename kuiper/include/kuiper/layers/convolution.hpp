@@ -147,7 +147,7 @@ class WinogradKernels {
   uint64_t out_channels() const { return out_channels_; }
   uint32_t tile() const { return tile_; }  // outputs per side of a tile: 2 or 4
   uint32_t elements() const { return (tile_ + 2) * (tile_ + 2); }  // 16 or 36
-  const float* data() const { return u_.data(); }  // U_0, U_1, ... U_(elements - 1)
+  const float* data() const { return u_.data(); }                  // U_0, U_1, ... U_(elements - 1)
 
  private:
   uint64_t in_channels_, out_channels_;
@@ -228,7 +228,10 @@ constexpr uint64_t kDirectAnySizeChannels = 128;
 //   group: faster than im2col from 64 to 256 channels; 512->512 at 7x7 gains
 //   little and its transformed kernels (16/9 of the weights) would add 22 MB
 //   to ResNet18: hence 256. Below 16 channels the transforms cost more than
-//   the GEMMs save. See docs/performance.md#winograd-speed;
+//   the GEMMs save. See docs/performance.md#winograd-speed. Where
+//   options.winograd_f4, every such layer takes F(4x4, 3x3) (tile 4): it is
+//   the faster at every such shape of ResNet18 and YOLOv5s, and rounds more
+//   at every one (docs/performance.md#winograd-f4);
 // - else, where options.direct_conv and DirectKernels::Fast(), for a layer with
 //   a multiple of 16 output channels per group, at most kDirectAnySizeChannels
 //   of them (kernels larger than 1x1) or at most kDirectMaxPositions output
