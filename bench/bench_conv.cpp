@@ -28,7 +28,9 @@
 // Winograd route and the shapes with at most 256 output positions the direct
 // route (course6_conv/README.md §8; each layer is made for its shape's output
 // size); --conv_route=im2col times them through the im2col route instead (the
-// lab's unfolding and the core's GEMM: RuntimeOptions with both routes off).
+// lab's unfolding and the core's GEMM: RuntimeOptions with both routes off);
+// --conv_route=winograd_f4 takes F(4x4, 3x3) on the Winograd layers
+// (RuntimeOptions::winograd_f4), --conv_route=winograd_f2 F(2x2, 3x3).
 // The shapes: `nn.Conv2d` lines of build/models/{resnet18,yolov5s}/*.pnnx.param
 // (and YOLOv5s's Detect head, whose three 1x1 convolutions the Detect layer
 // computes with the same MultiplyInto), grouped by geometry.
@@ -197,6 +199,10 @@ int main(int argc, char** argv) {
       kuiper::SetMaxThreads(std::atoi(argv[i] + 10));
     } else if (arg == "--conv_route=im2col") {
       kuiper::routes.winograd_conv = kuiper::routes.direct_conv = false;
+    } else if (arg == "--conv_route=winograd_f4") {
+      kuiper::routes.winograd_f4 = true;
+    } else if (arg == "--conv_route=winograd_f2") {
+      kuiper::routes.winograd_f4 = false;
     } else if (arg != "--conv_route=default") {
       argv[kept++] = argv[i];
     }

@@ -34,18 +34,21 @@ namespace kuiper::app {
 
 namespace {
 
-// The engine's options for a command: `conv_route` ("default" or "im2col")
+// The engine's options for a command: `conv_route` ("default", "im2col" or
+// "winograd-f4", the default routes with RuntimeOptions::winograd_f4)
 // and planning from its flags, and the CLI's allocator policy (main.cpp sets
 // the rest of it): the raw weights Build frees go back to the system as it
 // goes (glibc; elsewhere free() is trusted to), so loading a model does not
 // hold two copies of them (docs/performance.md#graph-memory).
 RuntimeOptions EngineOptions(const std::string& conv_route = "default", bool plan = true,
                              int threads = 0) {
-  if (conv_route != "default" && conv_route != "im2col") {
-    throw UsageError(fmt::format("--conv-route {}: expected default or im2col", conv_route));
+  if (conv_route != "default" && conv_route != "im2col" && conv_route != "winograd-f4") {
+    throw UsageError(
+        fmt::format("--conv-route {}: expected default, im2col or winograd-f4", conv_route));
   }
   RuntimeOptions options;
-  options.winograd_conv = options.direct_conv = conv_route == "default";
+  options.winograd_conv = options.direct_conv = conv_route != "im2col";
+  options.winograd_f4 = conv_route == "winograd-f4";
   options.buffer_planning = plan;
   options.threads = threads;
 #ifdef __GLIBC__

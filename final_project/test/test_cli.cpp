@@ -636,6 +636,17 @@ TEST(Cli, RunConvRouteIm2colMatchesTheReference) {
       << o.out;
 }
 
+// --conv-route winograd-f4: the same layers on the Winograd route, on F(4x4,
+// 3x3), still within the reference's bound.
+TEST(Cli, RunConvRouteWinogradF4MatchesTheReference) {
+  const std::string dir = std::string(KUIPER_MODELS_DIR) + "/resnet18/";
+  const Outcome o =
+      Kuiper("run " + dir + "resnet18.pnnx.param " + dir + "resnet18.input.npy --expect " + dir +
+             "resnet18.output.npy --conv-route winograd-f4");
+  ASSERT_EQ(o.status, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("winograd 10,"), std::string::npos) << o.out;
+}
+
 // --no-plan: every operand owns its tensors (RuntimeOptions::buffer_planning off).
 TEST(Cli, BenchNoPlanSaysTheActivationsAreNotPlanned) {
   const std::string model = kFixtures + "tiny_net.pnnx.param";

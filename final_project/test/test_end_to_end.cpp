@@ -36,7 +36,8 @@ struct Result {
 
 // Runs `model` on its reference input `<model>.input<suffix>.npy` and loads
 // the matching PyTorch output.
-Result RunReference(const std::string& model, const std::string& suffix) {
+Result RunReference(const std::string& model, const std::string& suffix,
+                    const RuntimeOptions& options = {}) {
   for (const char* ext : {".pnnx.param", ".pnnx.bin"}) {
     EXPECT_TRUE(ModelFileExists(ModelFile(model, ext)));
   }
@@ -46,7 +47,7 @@ Result RunReference(const std::string& model, const std::string& suffix) {
   EXPECT_TRUE(ModelFileExists(output));
   if (::testing::Test::HasFailure()) return {};
   RuntimeGraph graph(ModelFile(model, ".pnnx.param"), ModelFile(model, ".pnnx.bin"));
-  graph.Build();
+  graph.Build(options);
   return {BatchToNpy(graph.Forward(NpyToBatch(LoadNpy(input)))), LoadNpy(output)};
 }
 
@@ -90,6 +91,28 @@ TEST(ResNet18, Batch4MatchesPyTorch) {
   ExpectSameTop5(r);
 }
 
+// The Winograd layers on F(4x4, 3x3) (RuntimeOptions::winograd_f4), whose
+// larger transform constants round more: the same bounds.
+RuntimeOptions WinogradF4() {
+  RuntimeOptions options;
+  options.winograd_f4 = true;
+  return options;
+}
+
+TEST(ResNet18, Batch1MatchesPyTorchWithWinogradF4) {
+  const Result r = RunReference("resnet18", "", WinogradF4());
+  ASSERT_FALSE(HasFailure());
+  ExpectCloseToReference(r);
+  ExpectSameTop5(r);
+}
+
+TEST(ResNet18, Batch4MatchesPyTorchWithWinogradF4) {
+  const Result r = RunReference("resnet18", "_b4", WinogradF4());
+  ASSERT_FALSE(HasFailure());
+  ExpectCloseToReference(r);
+  ExpectSameTop5(r);
+}
+
 // Against PyTorch's float64 output, not its float32 one: on the largest boxes
 // each float32 run sits up to ~0.1 from the exact value (sizes are
 // (2 sigmoid(t))^2 x anchor, which magnifies the rounding of t), so two correct
@@ -101,6 +124,14 @@ TEST(YOLOv5s, Batch1MatchesPyTorchInFloat64) {
   ASSERT_TRUE(ModelFileExists(ModelFile("yolov5s", ".output_f64.npy")));
   r.want = LoadNpy(ModelFile("yolov5s", ".output_f64.npy"));
   ASSERT_EQ(r.want.shape, (std::vector<int64_t>{1, 25200, 85}));
+  ExpectCloseToReference(r);
+}
+
+TEST(YOLOv5s, Batch1MatchesPyTorchInFloat64WithWinogradF4) {
+  Result r = RunReference("yolov5s", "", WinogradF4());
+  ASSERT_FALSE(HasFailure());
+  ASSERT_TRUE(ModelFileExists(ModelFile("yolov5s", ".output_f64.npy")));
+  r.want = LoadNpy(ModelFile("yolov5s", ".output_f64.npy"));
   ExpectCloseToReference(r);
 }
 

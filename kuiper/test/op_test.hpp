@@ -147,14 +147,16 @@ inline pnnx::Graph OneOperatorGraph(const std::string& type,
 // The route options TestOperator tries for an operator of `type`: every
 // route allowed, then each route alone (im2col always being allowed).
 inline std::vector<std::pair<std::string, RuntimeOptions>> RouteOptions(const std::string& type) {
-  RuntimeOptions all, im2col, winograd, direct;
+  RuntimeOptions all, im2col, winograd, winograd_f4, direct;
   im2col.winograd_conv = im2col.direct_conv = false;
-  winograd.direct_conv = false;
+  winograd.direct_conv = winograd_f4.direct_conv = false;
+  winograd_f4.winograd_f4 = true;
   direct.winograd_conv = false;
   if (type != "nn.Conv2d") return {{"default routes", all}};
   return {{"default routes", all},
           {"im2col only", im2col},
           {"winograd only", winograd},
+          {"winograd F(4x4, 3x3) only", winograd_f4},
           {"direct only", direct}};
 }
 

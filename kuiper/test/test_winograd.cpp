@@ -1,7 +1,7 @@
 // The Winograd route of MultiplyInto (kuiper/src/layer/winograd.cpp): the
 // product a * kernels of a 3x3, stride-1 im2col matrix, computed by F(2x2, 3x3)
-// without unfolding (no lab code runs: these pass in the student build).
-// References are direct convolutions in double, written out here.
+// or F(4x4, 3x3) (WinogradKernels' tile 2 or 4) without unfolding (no lab code runs: these pass in
+// the student build). References are direct convolutions in double, written out here.
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -21,6 +21,7 @@ namespace {
 
 struct WinogradCase {
   uint32_t in_c, out_c, h, w, pad;
+  uint32_t tile = 2;  // F(2x2, 3x3) or F(4x4, 3x3)
 };
 
 // Random weights (out_c, in_c, 3, 3) row-major, read as the group matrix
@@ -82,8 +83,8 @@ TEST_P(WinogradGeometries, MatchesTheDirectConvolution) {
   const uint32_t out_h = ConvOutputSize(tc.h, 3, 1, tc.pad, 1);
   const uint32_t out_w = ConvOutputSize(tc.w, 3, 1, tc.pad, 1);
   std::vector<float> product(size_t{tc.out_c} * out_h * out_w, NAN);
-  WinogradMultiplyInto(Im2Col(input, 0, tc.in_c, p, out_h, out_w), WinogradKernels(kernels),
-                       product.data());
+  WinogradMultiplyInto(Im2Col(input, 0, tc.in_c, p, out_h, out_w),
+                       WinogradKernels(kernels, tc.tile), product.data());
   EXPECT_LE(RelativeError(product, DirectConvolution(input, 0, kernels, tc.pad, out_h, out_w)),
             kTolerance)
       << "every output, including the half tiles of odd sizes and the padded borders";
@@ -110,13 +111,33 @@ INSTANTIATE_TEST_SUITE_P(
                       // 16 exactly (32 rows), then 16 and 1 with an odd height.
                       WinogradCase{16, 16, 32, 5, 1}, WinogradCase{16, 16, 33, 6, 1}));
 
-// The route sums its transformed products over 16 input channels at a time
-// (winograd.cpp). Compared with the im2col route's own GEMM (MultiplyInto of
-// the whole unfolded matrix, built here, whose partial sums span 64 products:
-// im2col.cpp), on the inputs a layer meets after a ReLU: partial sums of 16
-// channels round about 1.25x as much (measured 1.61e-7 against 1.29e-7), one
-// float sum over all 128 channels 2.3x (3.0e-7).
-TEST(Winograd, RoundsLessThanHalfAgainTheIm2ColGemm) {
+// F(4x4, 3x3): 4x4 tiles, so sizes that are not multiples of 4 leave tiles
+// with 1 to 3 outputs of 4 on the bottom and right edges; the same rounding
+// bound as F(2x2, 3x3) (its points keep a layer's rounding within about 3
+// times F(2x2, 3x3)'s: F4RoundsLessThanTheUsualPoints).
+INSTANTIATE_TEST_SUITE_P(
+    F4Shapes, WinogradGeometries,
+    ::testing::Values(WinogradCase{16, 16, 8, 8, 1, 4},    // whole tiles
+                      WinogradCase{17, 20, 7, 9, 1, 4},    // 3 of 4 rows, 1 of 4 columns
+                      WinogradCase{16, 32, 6, 5, 0, 4},    // no padding: 4x3 outputs
+                      WinogradCase{16, 16, 1, 1, 1, 4},    // one output, mostly padding
+                      WinogradCase{16, 24, 4, 6, 2, 4},    // padding wider than the kernel's reach
+                      WinogradCase{16, 16, 14, 14, 1, 4},  // ResNet18's 14x14: half of a tile
+                      WinogradCase{16, 16, 161, 122, 1, 4},  // 31 tile columns: chunks shared
+                      WinogradCase{64, 64, 14, 14, 1, 4},    // one chunk, steps shared
+                      WinogradCase{20, 21, 9, 10, 1, 4},     // GEMM edges, as above
+                      WinogradCase{33, 23, 7, 7, 1, 4},      // 7x7: 4 tiles, 1 of them whole
+                      // 16 tiles in a tile column (64 rows), then 17 with 2 rows over.
+                      WinogradCase{16, 16, 64, 5, 1, 4}, WinogradCase{16, 16, 66, 6, 1, 4}));
+
+// The rms error (relative to the output's rms) of the Winograd route with
+// `tile` and of the im2col route's own GEMM (MultiplyInto of the whole
+// unfolded matrix, built here), against the direct convolution in double, on
+// the inputs a layer meets after a ReLU: 128 channels, 16x16.
+struct RoundingErrors {
+  double winograd, im2col;
+};
+RoundingErrors MeasureRounding(uint32_t tile) {
   constexpr uint32_t kChannels = 128, kSize = 16;
   std::mt19937 rng(21);
   std::normal_distribution<float> normal(0.f, 1.f);
@@ -145,10 +166,27 @@ TEST(Winograd, RoundsLessThanHalfAgainTheIm2ColGemm) {
   std::vector<float> winograd(direct.size(), NAN);
   WinogradMultiplyInto(
       Im2Col(input, 0, kChannels, Params3x3(kChannels, kChannels, 1), kSize, kSize),
-      WinogradKernels(kernels), winograd.data());
-  const double im2col_error = RmsError(im2col.memptr(), direct);
-  EXPECT_LT(RmsError(winograd.data(), direct), 1.5 * im2col_error)
-      << "im2col's rms error " << im2col_error;
+      WinogradKernels(kernels, tile), winograd.data());
+  return {RmsError(winograd.data(), direct), RmsError(im2col.memptr(), direct)};
+}
+
+// The route sums its transformed products over 16 input channels at a time
+// (winograd.cpp). Against the im2col route's GEMM, whose partial sums span 64
+// products (im2col.cpp): partial sums of 16 channels round about 1.25x as
+// much (measured 1.61e-7 against 1.29e-7), one float sum over all 128
+// channels 2.3x (3.0e-7).
+TEST(Winograd, RoundsLessThanHalfAgainTheIm2ColGemm) {
+  const RoundingErrors errors = MeasureRounding(2);
+  EXPECT_LT(errors.winograd, 1.5 * errors.im2col) << "im2col's rms error " << errors.im2col;
+}
+
+// F(4x4, 3x3)'s transforms have larger constants, which its results cancel
+// down from: it rounds more than im2col whatever the points. With the points
+// winograd.cpp takes (0, +-3/2, +-2/3) about 2 times im2col; with the usual
+// 0, +-1, +-2, about 4 times (docs/performance.md#winograd-f4).
+TEST(Winograd, F4RoundsLessThanTheUsualPoints) {
+  const RoundingErrors errors = MeasureRounding(4);
+  EXPECT_LT(errors.winograd, 3 * errors.im2col) << "im2col's rms error " << errors.im2col;
 }
 
 TEST(Winograd, ReadsTheGroupsChannelsOnly) {
@@ -157,10 +195,13 @@ TEST(Winograd, ReadsTheGroupsChannelsOnly) {
   input.Rand();
   const arma::fmat kernels = RandomKernels(16, 16, rng);
   const ConvParams p = Params3x3(48, 48, 1);
-  std::vector<float> product(16 * 9 * 10, NAN);
-  WinogradMultiplyInto(Im2Col(input, 16, 16, p, 9, 10), WinogradKernels(kernels), product.data());
-  EXPECT_LE(RelativeError(product, DirectConvolution(input, 16, kernels, 1, 9, 10)), kTolerance)
-      << "Im2Col(input, 16, 16, ...) is channels 16..31";
+  for (const uint32_t tile : {2u, 4u}) {
+    std::vector<float> product(16 * 9 * 10, NAN);
+    WinogradMultiplyInto(Im2Col(input, 16, 16, p, 9, 10), WinogradKernels(kernels, tile),
+                         product.data());
+    EXPECT_LE(RelativeError(product, DirectConvolution(input, 16, kernels, 1, 9, 10)), kTolerance)
+        << "tile " << tile << ": Im2Col(input, 16, 16, ...) is channels 16..31";
+  }
 }
 
 TEST(Winograd, AppliesTheEpilogueAfterTheBias) {
@@ -173,16 +214,19 @@ TEST(Winograd, AppliesTheEpilogueAfterTheBias) {
   for (size_t o = 0; o < bias.size(); ++o) bias[o] = 0.25f * (float(o) - 8);
   const ConvParams p = Params3x3(16, 16, 1);
   const std::vector<double> direct = DirectConvolution(input, 0, kernels, 1, 12, 11);
-  for (const Activation activation : {Activation::kNone, Activation::kRelu, Activation::kSilu}) {
-    std::vector<float> product(direct.size(), NAN);
-    WinogradMultiplyInto(Im2Col(input, 0, 16, p, 12, 11), WinogradKernels(kernels), product.data(),
-                         {bias.data(), activation});
-    std::vector<double> expected(direct.size());
-    for (size_t i = 0; i < direct.size(); ++i) {
-      expected[i] = ReferenceActivate(direct[i] + bias[i / (12 * 11)], activation);
+  for (const uint32_t tile : {2u, 4u}) {  // 12x11: F(4x4, 3x3)'s last tiles have 3 columns
+    for (const Activation activation : {Activation::kNone, Activation::kRelu, Activation::kSilu}) {
+      std::vector<float> product(direct.size(), NAN);
+      WinogradMultiplyInto(Im2Col(input, 0, 16, p, 12, 11), WinogradKernels(kernels, tile),
+                           product.data(), {bias.data(), activation});
+      std::vector<double> expected(direct.size());
+      for (size_t i = 0; i < direct.size(); ++i) {
+        expected[i] = ReferenceActivate(direct[i] + bias[i / (12 * 11)], activation);
+      }
+      EXPECT_LE(RelativeError(product, expected), kTolerance)
+          << "tile " << tile << ", activation " << int(activation)
+          << ": activation(conv + bias[o])";
     }
-    EXPECT_LE(RelativeError(product, expected), kTolerance)
-        << "activation " << int(activation) << ": activation(conv + bias[o])";
   }
 }
 
@@ -192,17 +236,21 @@ TEST(Winograd, SameInsideAParallelRegion) {
   std::mt19937 rng(3);
   ftensor input(16, 40, 40);
   input.Rand();
-  const WinogradKernels kernels(RandomKernels(16, 16, rng));
+  const arma::fmat weights = RandomKernels(16, 16, rng);
   const ConvParams p = Params3x3(16, 16, 1);
-  std::vector<float> outside(16 * 40 * 40), inside(16 * 40 * 40);
-  WinogradMultiplyInto(Im2Col(input, 0, 16, p, 40, 40), kernels, outside.data());
+  for (const uint32_t tile : {2u, 4u}) {
+    const WinogradKernels kernels(weights, tile);
+    std::vector<float> outside(16 * 40 * 40), inside(16 * 40 * 40);
+    WinogradMultiplyInto(Im2Col(input, 0, 16, p, 40, 40), kernels, outside.data());
 #pragma omp parallel num_threads(2)
-  {
+    {
 #pragma omp single
-    WinogradMultiplyInto(Im2Col(input, 0, 16, p, 40, 40), kernels, inside.data());
-  }
-  for (size_t i = 0; i < outside.size(); ++i) {
-    ASSERT_NEAR(inside[i], outside[i], 1e-6f * (1 + std::abs(outside[i]))) << "element " << i;
+      WinogradMultiplyInto(Im2Col(input, 0, 16, p, 40, 40), kernels, inside.data());
+    }
+    for (size_t i = 0; i < outside.size(); ++i) {
+      ASSERT_NEAR(inside[i], outside[i], 1e-6f * (1 + std::abs(outside[i])))
+          << "tile " << tile << ", element " << i;
+    }
   }
 }
 
@@ -251,6 +299,21 @@ TEST(Winograd, KernelTransformIsGgGt) {
   }
 }
 
+TEST(Winograd, F4KernelTransformIsGgGtAtItsPoints) {
+  // G's first row is the point 0 (g's polynomial there: its first tap), its
+  // last the point at infinity (the last tap), each over the scale 36 that
+  // makes B^T's rows whole numbers: U's corners are g's corners / 36^2.
+  arma::fmat kernel(9, 1, arma::fill::zeros);
+  for (int t = 0; t < 9; ++t) kernel(t, 0) = float(t + 1);
+  const WinogradKernels u(kernel, 4);
+  ASSERT_EQ(u.elements(), 36u);
+  EXPECT_FLOAT_EQ(u.data()[0 * 6 + 0], 1.f / (36 * 36)) << "g(0, 0) = 1";
+  EXPECT_FLOAT_EQ(u.data()[0 * 6 + 5], 3.f / (36 * 36)) << "g(0, 2) = 3";
+  EXPECT_FLOAT_EQ(u.data()[5 * 6 + 0], 7.f / (36 * 36)) << "g(2, 0) = 7";
+  EXPECT_FLOAT_EQ(u.data()[5 * 6 + 5], 9.f / (36 * 36)) << "g(2, 2) = 9";
+  EXPECT_THROW(WinogradKernels(kernel, 3), ShapeError) << "tiles of 2 or 4 outputs only";
+}
+
 TEST(Winograd, RefusesAnotherGeometry) {
   ftensor input(16, 8, 8);
   std::mt19937 rng(1);
@@ -286,6 +349,18 @@ TEST(GroupKernels, TakesWinogradOnlyFor3x3StrideOneWithSixteenTo256Channels) {
   EXPECT_FALSE(route(512, 512, 3, 1, 1)) << "more than 256x256 channels";
   options.winograd_conv = false;
   EXPECT_FALSE(route(64, 64, 3, 1, 1)) << "RuntimeOptions::winograd_conv off";
+}
+
+TEST(GroupKernels, TakesF4OnlyWhereTheOptionsAllowIt) {
+  const arma::fmat zeros(9 * 64, 64, arma::fill::zeros);
+  const ConvParams p = Params3x3(64, 64, 1);
+  RuntimeOptions options;
+  EXPECT_EQ(GroupKernels(zeros, p, 56 * 56, options).winograd_kernels().tile(), 2u)
+      << "F(2x2, 3x3) by default";
+  options.winograd_f4 = true;
+  EXPECT_EQ(GroupKernels(zeros, p, 56 * 56, options).winograd_kernels().tile(), 4u);
+  options.winograd_conv = false;
+  EXPECT_FALSE(GroupKernels(zeros, p, 56 * 56, options).winograd()) << "Winograd off: neither";
 }
 
 TEST(GroupKernels, WinogradIsTheDefault) {

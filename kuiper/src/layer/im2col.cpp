@@ -193,7 +193,7 @@ GroupKernels::GroupKernels(arma::fmat matrix, const ConvParams& p, uint64_t expe
   const bool direct_size = (out_per_group <= kDirectAnySizeChannels && !one_by_one) ||
                            (expected_positions > 0 && expected_positions <= kDirectMaxPositions);
   if (options.winograd_conv && winograd_shape) {
-    winograd_ = std::make_shared<const WinogradKernels>(matrix);
+    winograd_ = std::make_shared<const WinogradKernels>(matrix, options.winograd_f4 ? 4 : 2);
   } else if (options.direct_conv && DirectKernels::Fast() && !winograd_shape &&
              DirectKernels::Fits(out_per_group) && direct_size &&
              !(one_by_one && p.stride_h == 1 && p.stride_w == 1)) {

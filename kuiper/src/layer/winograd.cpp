@@ -1,6 +1,8 @@
 // The core's route for 3x3, stride-1 convolutions: Winograd's F(2x2, 3x3)
 // (lab course6's stretch task, README §10.1, computes the same thing one tile at
-// a time; here the sum over input channels becomes 16 matrix products).
+// a time; here the sum over input channels becomes 16 matrix products), and,
+// where RuntimeOptions::winograd_f4 asks for it, F(4x4, 3x3) with 36 (below,
+// after F(2x2, 3x3)'s transforms; the GEMMs and chunks are shared).
 //
 // Each 2x2 block of outputs ("tile") comes from a 4x4 input patch d:
 //   Y = A^T [ sum over c of (G g_c G^T) .* (B^T d_c B) ] A
@@ -43,7 +45,7 @@ namespace kuiper {
 
 namespace {
 
-constexpr int64_t kWinogradElements = 16;    // the 4x4 transformed tile
+constexpr int64_t kWinogradElements = 16;    // F(2x2, 3x3)'s 4x4 transformed tile
 constexpr int64_t kPartialSumChannels = 16;  // input channels per partial sum of M_e
 
 // Where the CPU has AVX-512, the GEMMs run on a kernel written for its
@@ -69,8 +71,8 @@ struct WinogradChunk {
   // do not fall into the same cache sets (with 256 channels and ld = 64 they
   // were exactly 64 KB apart): see docs/performance.md#winograd-internals.
   int64_t v_stride = 0, m_stride = 0;
-  float* v = nullptr;    // 16 x (ld x C_in), column-major per element
-  float* m = nullptr;    // 16 x (ld x C_out)
+  float* v = nullptr;    // elements x (ld x C_in), column-major per element
+  float* m = nullptr;    // elements x (ld x C_out)
   float* tmp = nullptr;  // the transforms' columns (one set per thread)
   float* V(int64_t e, int64_t c) const { return v + e * v_stride + c * ld; }  // V_e(0, c)
   float* M(int64_t e, int64_t o) const { return m + e * m_stride + o * ld; }  // M_e(0, o)
@@ -78,6 +80,8 @@ struct WinogradChunk {
 constexpr int64_t kElementSkew = 16;  // the cache line between elements' matrices
 
 struct WinogradGeometry {
+  int64_t tile;        // outputs per tile side: 2 for F(2x2, 3x3), 4 for F(4x4, 3x3)
+  int64_t elements;    // (tile + 2)^2: the transformed tile, one GEMM each
   const float* input;  // the group's first input channel
   int64_t in_h, in_w, pad_h, pad_w;
   int64_t out_h, out_w, tiles_h, tiles_w;
@@ -87,8 +91,8 @@ struct WinogradGeometry {
 // The lanes of channel c's rows of V past the chunk's last tile: the GEMM
 // kernel reads them (whole vectors), so they hold zeros, never leftovers (a
 // denormal would slow it down).
-void ZeroPastTheTiles(const WinogradChunk& k, int64_t c) {
-  for (int64_t e = 0; e < kWinogradElements; ++e) {
+void ZeroPastTheTiles(const WinogradChunk& k, int64_t elements, int64_t c) {
+  for (int64_t e = 0; e < elements; ++e) {
     float* row = k.V(e, c);
     std::fill(row + k.tiles, row + k.ld, 0.f);
   }
@@ -291,7 +295,7 @@ void WinogradInput(const WinogradGeometry& g, const WinogradChunk& k, int64_t c)
       InputAlongY(col[j], v, g.tiles_h);
     }
   }
-  ZeroPastTheTiles(k, c);
+  ZeroPastTheTiles(k, g.elements, c);
 }
 
 // A^T M A for output channel o of every tile in the chunk, written straight
@@ -314,6 +318,152 @@ void WinogradOutput(const WinogradGeometry& g, const WinogradChunk& k, int64_t o
     float* out1 = columns == 2 ? out0 + g.out_h : nullptr;
     OutputColumn(m, g.out_h, out0, out1, k.tmp);
     if (epilogue_on) AddBiasAndActivate(out0, columns * g.out_h, bias, epilogue.activation);
+  }
+}
+
+// F(4x4, 3x3): each 4x4 block of outputs from a 6x6 input patch,
+//   Y = A^T [ sum over c of (G g_c G^T) .* (B^T d_c B) ] A,
+// 36 GEMMs of 1/16 of the im2col GEMM's rows each: 36/144 = 1/4 of its
+// multiply-adds. The interpolation points are 0, +-3/2, +-2/3 (and infinity),
+// not the usual 0, +-1, +-2: the transformed terms then cancel down less, and
+// a layer rounds about half as much (docs/performance.md#winograd-f4). Each
+// row of B^T and column of A^T is scaled to whole numbers, which floats hold
+// exactly, and G carries the inverse scales (it is applied in double).
+constexpr float kInputF4[6][6] = {{36, 0, -97, 0, 36, 0},  {0, -12, -8, 27, 18, 0},
+                                  {0, 12, -8, -27, 18, 0}, {0, -18, -27, 8, 12, 0},
+                                  {0, 18, -27, -8, 12, 0}, {0, 36, 0, -97, 0, 36}};  // B^T
+constexpr float kOutputF4[4][6] = {{1, 8, 8, 27, 27, 0},
+                                   {0, 12, -12, 18, -18, 0},
+                                   {0, 18, 18, 12, 12, 0},
+                                   {0, 27, -27, 8, -8, 1}};  // A^T
+constexpr double kKernelF4[6][3] = {{1.0 / 36, 0, 0},
+                                    {1.0 / 1170, 1.0 / 780, 1.0 / 520},
+                                    {1.0 / 1170, -1.0 / 780, 1.0 / 520},
+                                    {-1.0 / 520, -1.0 / 780, -1.0 / 1170},
+                                    {-1.0 / 520, 1.0 / 780, -1.0 / 1170},
+                                    {0, 0, 1.0 / 36}};  // G
+
+// sum over k of c[k] x[k], skipping the zeros of c (a row of the constant
+// tables above: once the loop is unrolled, the compiler drops those terms).
+template <size_t N>
+[[gnu::always_inline]] inline float Combine(const float (&c)[N], const float (&x)[N]) {
+  float sum = 0.f;
+  bool first = true;
+#pragma GCC unroll 6
+  for (size_t k = 0; k < N; ++k) {
+    if (c[k] == 0.f) continue;
+    const float term = c[k] == 1.f ? x[k] : c[k] * x[k];
+    sum = first ? term : sum + term;
+    first = false;
+  }
+  return sum;
+}
+
+// Along x, for the 6 input columns d (n rows each): col_i = sum_b B^T(i, b) d_b.
+[[gnu::target_clones("default", "avx2", "avx512f")]] void InputAlongXF4(const float* const d[6],
+                                                                        float* const col[6],
+                                                                        int64_t n) {
+#pragma omp simd
+  for (int64_t y = 0; y < n; ++y) {
+    const float x[6] = {d[0][y], d[1][y], d[2][y], d[3][y], d[4][y], d[5][y]};
+#pragma GCC unroll 6
+    for (int i = 0; i < 6; ++i) col[i][y] = Combine(kInputF4[i], x);
+  }
+}
+
+// Along y: tile ty reads s[4 ty .. 4 ty + 5] and writes v_0..5[ty].
+[[gnu::target_clones("default", "avx2", "avx512f")]] void InputAlongYF4(const float* s,
+                                                                        float* const v[6],
+                                                                        int64_t tiles) {
+#pragma omp simd
+  for (int64_t ty = 0; ty < tiles; ++ty) {
+    const float* a = s + 4 * ty;
+    const float x[6] = {a[0], a[1], a[2], a[3], a[4], a[5]};
+#pragma GCC unroll 6
+    for (int i = 0; i < 6; ++i) v[i][ty] = Combine(kInputF4[i], x);
+  }
+}
+
+// The output transform of one tile column, m[i][j] pointing at M_(6i+j) of
+// its first tile: along y (t(r, j) = sum_i A^T(r, i) m_ij), then along x,
+// into the 4 columns `col` (4 tiles of rows each).
+[[gnu::target_clones("default", "avx2", "avx512f")]] void OutputColumnF4(const float* const m[6][6],
+                                                                         int64_t tiles,
+                                                                         float* const col[4]) {
+#pragma omp simd
+  for (int64_t ty = 0; ty < tiles; ++ty) {
+    float t[4][6];
+#pragma GCC unroll 6
+    for (int j = 0; j < 6; ++j) {
+      const float x[6] = {m[0][j][ty], m[1][j][ty], m[2][j][ty],
+                          m[3][j][ty], m[4][j][ty], m[5][j][ty]};
+#pragma GCC unroll 4
+      for (int r = 0; r < 4; ++r) t[r][j] = Combine(kOutputF4[r], x);
+    }
+#pragma GCC unroll 4
+    for (int c = 0; c < 4; ++c) {
+#pragma GCC unroll 4
+      for (int r = 0; r < 4; ++r) col[c][4 * ty + r] = Combine(kOutputF4[c], t[r]);
+    }
+  }
+}
+
+// WinogradInput for F(4x4, 3x3): the same steps on 6 input columns per tile
+// column, 4 apart.
+void WinogradInputF4(const WinogradGeometry& g, const WinogradChunk& k, int64_t c) {
+  const int64_t rows = 4 * g.tiles_h + 2;
+  const float* plane = g.input + c * g.in_h * g.in_w;
+  float* col[6];
+  for (int j = 0; j < 6; ++j) col[j] = k.tmp + j * rows;
+  float* zeros = k.tmp + 6 * rows;
+  const int64_t first = std::min<int64_t>(g.pad_h, rows);
+  const int64_t n = std::max<int64_t>(0, std::min<int64_t>(rows, g.in_h + g.pad_h) - first);
+  std::fill(zeros, zeros + n, 0.f);
+  for (int j = 0; j < 6; ++j) {
+    std::fill(col[j], col[j] + first, 0.f);
+    std::fill(col[j] + first + n, col[j] + rows, 0.f);
+  }
+  float* from_first[6];
+  for (int j = 0; j < 6; ++j) from_first[j] = col[j] + first;
+  for (int64_t txl = 0; txl < k.tile_cols; ++txl) {
+    const float* d[6];
+    for (int b = 0; b < 6; ++b) {
+      const int64_t x = 4 * (k.tx0 + txl) - g.pad_w + b;
+      d[b] = x >= 0 && x < g.in_w ? plane + x * g.in_h : zeros;
+    }
+    InputAlongXF4(d, from_first, n);
+    const int64_t t0 = txl * g.tiles_h;
+    for (int j = 0; j < 6; ++j) {
+      float* v[6];
+      for (int i = 0; i < 6; ++i) v[i] = k.V(i * 6 + j, c) + t0;
+      InputAlongYF4(col[j], v, g.tiles_h);
+    }
+  }
+  ZeroPastTheTiles(k, g.elements, c);
+}
+
+// WinogradOutput for F(4x4, 3x3): the 4 columns of a tile column go through
+// `tmp` (their rows interleave by tile) and only the outputs that exist are
+// copied out.
+void WinogradOutputF4(const WinogradGeometry& g, const WinogradChunk& k, int64_t o, float* product,
+                      const Epilogue& epilogue) {
+  float* plane = product + o * g.out_h * g.out_w;
+  const float bias = epilogue.bias ? epilogue.bias[o] : 0.f;
+  const bool epilogue_on = epilogue.bias || epilogue.activation != Activation::kNone;
+  float* col[4];
+  for (int c = 0; c < 4; ++c) col[c] = k.tmp + c * 4 * g.tiles_h;
+  for (int64_t txl = 0; txl < k.tile_cols; ++txl) {
+    const int64_t t0 = txl * g.tiles_h;
+    const float* m[6][6];
+    for (int i = 0; i < 6; ++i) {
+      for (int j = 0; j < 6; ++j) m[i][j] = k.M(i * 6 + j, o) + t0;
+    }
+    OutputColumnF4(m, g.tiles_h, col);
+    const int64_t x = 4 * (k.tx0 + txl);
+    const int64_t columns = std::min<int64_t>(4, g.out_w - x);
+    float* out = plane + x * g.out_h;  // output column x
+    for (int c = 0; c < columns; ++c) std::copy_n(col[c], g.out_h, out + c * g.out_h);
+    if (epilogue_on) AddBiasAndActivate(out, columns * g.out_h, bias, epilogue.activation);
   }
 }
 
@@ -516,12 +666,35 @@ void WinogradGemm(const WinogradGeometry& g, const WinogradChunk& k, const float
 
 }  // namespace
 
-WinogradKernels::WinogradKernels(const arma::fmat& kernels)
-    : in_channels_(kernels.n_rows / 9), out_channels_(kernels.n_cols) {
+WinogradKernels::WinogradKernels(const arma::fmat& kernels, uint32_t tile)
+    : in_channels_(kernels.n_rows / 9), out_channels_(kernels.n_cols), tile_(tile) {
   if (kernels.n_rows % 9 != 0) {
     throw ShapeError("WinogradKernels: a 3x3 kernel has 9 weights per input channel");
   }
-  u_.resize(kWinogradElements * in_channels_ * out_channels_);
+  if (tile != 2 && tile != 4) throw ShapeError("WinogradKernels: tiles of 2x2 or 4x4 outputs");
+  u_.resize(elements() * in_channels_ * out_channels_);
+  if (tile == 4) {
+    // U = G g G^T (6x6) with the table above, in double, rounded once.
+    for (uint64_t o = 0; o < out_channels_; ++o) {
+      for (uint64_t c = 0; c < in_channels_; ++c) {
+        double gg[6][3];  // G g
+        for (int i = 0; i < 6; ++i) {
+          for (int j = 0; j < 3; ++j) {
+            gg[i][j] = 0;
+            for (int a = 0; a < 3; ++a) gg[i][j] += kKernelF4[i][a] * kernels(c * 9 + a * 3 + j, o);
+          }
+        }
+        for (int i = 0; i < 6; ++i) {
+          for (int j = 0; j < 6; ++j) {
+            double sum = 0;
+            for (int b = 0; b < 3; ++b) sum += gg[i][b] * kKernelF4[j][b];
+            u_[((i * 6 + j) * out_channels_ + o) * in_channels_ + c] = static_cast<float>(sum);
+          }
+        }
+      }
+    }
+    return;
+  }
   for (uint64_t o = 0; o < out_channels_; ++o) {
     for (uint64_t c = 0; c < in_channels_; ++c) {
       // g (3x3, row-major in the kernel's column), G g (4x3), then (G g) G^T (4x4),
@@ -554,18 +727,19 @@ void WinogradMultiplyInto(const Im2ColMatrix& a, const WinogradKernels& kernels,
   }
   const ftensor& input = a.input();
   WinogradGeometry g;
+  g.tile = kernels.tile(), g.elements = kernels.elements();
   g.input = input.slice(a.first_channel()).memptr();
   g.in_h = input.rows(), g.in_w = input.cols();
   g.pad_h = p.padding_h, g.pad_w = p.padding_w;
   g.out_h = a.out_h(), g.out_w = a.out_w();
-  g.tiles_h = (g.out_h + 1) / 2, g.tiles_w = (g.out_w + 1) / 2;
+  g.tiles_h = (g.out_h + g.tile - 1) / g.tile, g.tiles_w = (g.out_w + g.tile - 1) / g.tile;
   g.in_channels = kernels.in_channels(), g.out_channels = kernels.out_channels();
   if (g.out_h == 0 || g.out_w == 0 || g.in_channels == 0 || g.out_channels == 0) return;
   const float* u = kernels.data();
 
   // Floats of V and M per tile, and of all 16 U_e.
-  const int64_t per_tile = kWinogradElements * (g.in_channels + g.out_channels);
-  const int64_t kernel_floats = kWinogradElements * g.in_channels * g.out_channels;
+  const int64_t per_tile = g.elements * (g.in_channels + g.out_channels);
+  const int64_t kernel_floats = g.elements * g.in_channels * g.out_channels;
   const int threads = MaxThreads();
   // About 2 MB of V and M per chunk, in whole tile columns (512 KB, which
   // stays in L2, made the GEMMs too small: each partial sum is one call; see
@@ -585,14 +759,25 @@ void WinogradMultiplyInto(const Im2ColMatrix& a, const WinogradKernels& kernels,
   const int64_t cols = (g.tiles_w + chunks - 1) / chunks;  // the widest chunk
   // Each channel's tiles padded to whole vectors of the GEMM kernel.
   const int64_t max_ld = PaddedTiles(cols * g.tiles_h);
-  // The transforms' columns: 4 + 1 of zeros for the input, 8 for the output.
-  const int64_t tmp_floats = std::max<int64_t>(5 * (2 * g.tiles_h + 2), 8 * g.tiles_h);
+  // The transforms' columns: 4 + 1 of zeros for the input, 8 for the output
+  // (F(4x4, 3x3): 6 + 1, and 4 columns of 4 tiles of rows).
+  const int64_t tmp_floats = g.tile == 4
+                                 ? std::max<int64_t>(7 * (4 * g.tiles_h + 2), 16 * g.tiles_h)
+                                 : std::max<int64_t>(5 * (2 * g.tiles_h + 2), 8 * g.tiles_h);
   // Chunks shared: each thread its own V, M and columns; one chunk: one V and
   // M, and columns per thread.
-  const int64_t vm_floats = max_ld * per_tile + 2 * kWinogradElements * kElementSkew;
+  const int64_t vm_floats = max_ld * per_tile + 2 * g.elements * kElementSkew;
   const auto scratch = std::make_unique_for_overwrite<float[]>(
       whole ? vm_floats + threads * tmp_floats : threads * (vm_floats + tmp_floats));
 
+  // The transforms of F(2x2, 3x3) or F(4x4, 3x3); the GEMMs are the same.
+  const auto transform_input = [&](const WinogradChunk& k, int64_t c) {
+    g.tile == 4 ? WinogradInputF4(g, k, c) : WinogradInput(g, k, c);
+  };
+  const auto transform_output = [&](const WinogradChunk& k, int64_t o) {
+    g.tile == 4 ? WinogradOutputF4(g, k, o, product, epilogue)
+                : WinogradOutput(g, k, o, product, epilogue);
+  };
   const auto chunk_at = [&](int64_t i, float* vm, float* tmp) {  // chunk i of `chunks`
     WinogradChunk k;
     k.tx0 = g.tiles_w * i / chunks;
@@ -602,7 +787,7 @@ void WinogradMultiplyInto(const Im2ColMatrix& a, const WinogradKernels& kernels,
     k.v_stride = g.in_channels * k.ld + kElementSkew;
     k.m_stride = g.out_channels * k.ld + kElementSkew;
     k.v = vm;
-    k.m = vm + kWinogradElements * k.v_stride;
+    k.m = vm + g.elements * k.v_stride;
     k.tmp = tmp;
     return k;
   };
@@ -613,9 +798,9 @@ void WinogradMultiplyInto(const Im2ColMatrix& a, const WinogradKernels& kernels,
       float* mine = scratch.get() + slot * (vm_floats + tmp_floats);
       for (int64_t i = begin; i < end; ++i) {
         const WinogradChunk k = chunk_at(i, mine, mine + vm_floats);
-        for (int64_t c = 0; c < g.in_channels; ++c) WinogradInput(g, k, c);
-        for (int64_t e = 0; e < kWinogradElements; ++e) WinogradGemm(g, k, u, e);
-        for (int64_t o = 0; o < g.out_channels; ++o) WinogradOutput(g, k, o, product, epilogue);
+        for (int64_t c = 0; c < g.in_channels; ++c) transform_input(k, c);
+        for (int64_t e = 0; e < g.elements; ++e) WinogradGemm(g, k, u, e);
+        for (int64_t o = 0; o < g.out_channels; ++o) transform_output(k, o);
       }
     });
     return;
@@ -629,10 +814,9 @@ void WinogradMultiplyInto(const Im2ColMatrix& a, const WinogradKernels& kernels,
       for (int64_t i = begin; i < end; ++i) run(k, i);
     });
   };
-  step(g.in_channels, [&](const WinogradChunk& k, int64_t c) { WinogradInput(g, k, c); });
-  step(kWinogradElements, [&](const WinogradChunk& k, int64_t e) { WinogradGemm(g, k, u, e); });
-  step(g.out_channels,
-       [&](const WinogradChunk& k, int64_t o) { WinogradOutput(g, k, o, product, epilogue); });
+  step(g.in_channels, transform_input);
+  step(g.elements, [&](const WinogradChunk& k, int64_t e) { WinogradGemm(g, k, u, e); });
+  step(g.out_channels, transform_output);
 }
 
 }  // namespace kuiper

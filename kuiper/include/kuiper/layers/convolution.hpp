@@ -137,15 +137,21 @@ void MultiplyInto(const Im2ColMatrix& a, const arma::fmat& b, float* product,
 // 16 elements e = (i, j) of G g G^T, a C_in x C_out column-major matrix U_e.
 // `kernels` is laid out like a group's GEMM matrix: (9 C_in) x C_out, kernel o
 // in column o, taps in im2col's column order.
+// `tile` 4: Winograd's F(4x4, 3x3) instead, 36 elements of a 6x6 G g G^T
+// (4x4 outputs from each 6x6 input patch: 1/4 of im2col's multiply-adds; U
+// holds 36/9 = 4 times the kernels' weights, F(2x2, 3x3)'s 16/9).
 class WinogradKernels {
  public:
-  explicit WinogradKernels(const arma::fmat& kernels);
+  explicit WinogradKernels(const arma::fmat& kernels, uint32_t tile = 2);
   uint64_t in_channels() const { return in_channels_; }
   uint64_t out_channels() const { return out_channels_; }
-  const float* data() const { return u_.data(); }  // U_0, U_1, ... U_15
+  uint32_t tile() const { return tile_; }  // outputs per side of a tile: 2 or 4
+  uint32_t elements() const { return (tile_ + 2) * (tile_ + 2); }  // 16 or 36
+  const float* data() const { return u_.data(); }                  // U_0, U_1, ... U_(elements - 1)
 
  private:
   uint64_t in_channels_, out_channels_;
+  uint32_t tile_;
   std::vector<float> u_;
 };
 
@@ -222,7 +228,10 @@ constexpr uint64_t kDirectAnySizeChannels = 128;
 //   group: faster than im2col from 64 to 256 channels; 512->512 at 7x7 gains
 //   little and its transformed kernels (16/9 of the weights) would add 22 MB
 //   to ResNet18: hence 256. Below 16 channels the transforms cost more than
-//   the GEMMs save. See docs/performance.md#winograd-speed;
+//   the GEMMs save. See docs/performance.md#winograd-speed. Where
+//   options.winograd_f4, every such layer takes F(4x4, 3x3) (tile 4): it is
+//   the faster at every such shape of ResNet18 and YOLOv5s, and rounds more
+//   at every one (docs/performance.md#winograd-f4);
 // - else, where options.direct_conv and DirectKernels::Fast(), for a layer with
 //   a multiple of 16 output channels per group, at most kDirectAnySizeChannels
 //   of them (kernels larger than 1x1) or at most kDirectMaxPositions output
