@@ -34,6 +34,26 @@ inline onnx::TensorProto FloatTensor(const std::string& name, const std::vector<
 }
 
 // A 1-D INT64 constant (shapes, axes, indices, Slice's starts/ends/steps).
+// An input value for OnnxImportOptions::input_values: float32 `values` of `shape`.
+inline NpyArray FloatArray(const std::vector<int64_t>& shape, const std::vector<float>& values) {
+  NpyArray a;
+  a.shape = shape;
+  a.data = values;
+  return a;
+}
+
+// Appends a node of `type` reading `inputs` and writing `output` to `graph`,
+// named after its output (errors name the node).
+inline onnx::NodeProto* AddNode(onnx::GraphProto* graph, const std::string& type,
+                                const std::vector<std::string>& inputs, const std::string& output) {
+  onnx::NodeProto* node = graph->add_node();
+  node->set_op_type(type);
+  node->set_name(output);
+  for (const std::string& input : inputs) node->add_input(input);
+  node->add_output(output);
+  return node;
+}
+
 inline onnx::TensorProto Ints(const std::string& name, const std::vector<int64_t>& values) {
   onnx::TensorProto t;
   t.set_name(name);

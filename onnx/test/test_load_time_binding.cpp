@@ -15,13 +15,6 @@
 namespace kuiper::testing {
 namespace {
 
-NpyArray LbFloats(const std::vector<int64_t>& shape, const std::vector<float>& values) {
-  NpyArray a;
-  a.shape = shape;
-  a.data = values;
-  return a;
-}
-
 // Conv(x, W) with W a graph input: x (1,1,3,3) = 0..8, W (1,1,2,2) = (1,0,0,1),
 // so y(i,j) = x(i,j) + x(i+1,j+1) = (0+4, 1+5, 3+7, 4+8).
 OneNodeModel LbConvWithWeightInput() {
@@ -33,8 +26,8 @@ const std::vector<float> kLbConvExpected = {4, 6, 10, 12};
 
 OnnxImportOptions LbConvValues() {
   OnnxImportOptions options;
-  options.input_values["x"] = LbFloats({1, 1, 3, 3}, Range(9));
-  options.input_values["W"] = LbFloats({1, 1, 2, 2}, {1, 0, 0, 1});
+  options.input_values["x"] = FloatArray({1, 1, 3, 3}, Range(9));
+  options.input_values["W"] = FloatArray({1, 1, 2, 2}, {1, 0, 0, 1});
   return options;
 }
 
@@ -59,7 +52,7 @@ TEST(LoadTimeBinding, ConvWeightInputGivenByValueConvertsAndRuns) {
 TEST(LoadTimeBinding, ConvWeightInputWithoutAValueIsAnErrorNamingTheInput) {
   const OneNodeModel m = LbConvWithWeightInput();
   OnnxImportOptions options;
-  options.input_values["x"] = LbFloats({1, 1, 3, 3}, Range(9));
+  options.input_values["x"] = FloatArray({1, 1, 3, 3}, Range(9));
   try {
     ConvertOnnx(m.model, options);
     FAIL() << "no error";
@@ -86,18 +79,10 @@ onnx::ModelProto LbRangeFromCastSub() {
   *graph->add_input() = ValueInfo("x", {3});
   *graph->add_initializer() = FloatTensor("zero", {}, {0.f});
   *graph->add_initializer() = FloatTensor("one", {}, {1.f});
-  const auto node = [&](const std::string& type, std::vector<std::string> in, std::string out) {
-    auto* n = graph->add_node();
-    n->set_op_type(type);
-    n->set_name(out);
-    for (const std::string& i : in) n->add_input(i);
-    n->add_output(out);
-    return n;
-  };
-  kuiper::testing::SetInt(node("Cast", {"n"}, "size"), "to", onnx::TensorProto::FLOAT);
-  node("Sub", {"size", "one"}, "limit");
-  node("Range", {"zero", "limit", "one"}, "r");
-  node("Add", {"x", "r"}, "y");
+  kuiper::testing::SetInt(AddNode(graph, "Cast", {"n"}, "size"), "to", onnx::TensorProto::FLOAT);
+  AddNode(graph, "Sub", {"size", "one"}, "limit");
+  AddNode(graph, "Range", {"zero", "limit", "one"}, "r");
+  AddNode(graph, "Add", {"x", "r"}, "y");
   *graph->add_output() = ValueInfo("y", {3});
   return model;
 }
@@ -109,7 +94,7 @@ OnnxImportOptions LbRangeValues() {
   n.ints = {4};
   n.data = {4.f};
   options.input_values["n"] = n;
-  options.input_values["x"] = LbFloats({3}, {10, 20, 30});
+  options.input_values["x"] = FloatArray({3}, {10, 20, 30});
   return options;
 }
 
@@ -151,19 +136,13 @@ TEST(LoadTimeBinding, ConstantFromTheShapeOfARunTimeInputLeavesItRunTime) {
   *graph->add_initializer() = Ints("two", {2});
   *graph->add_initializer() = Ints("start", {0});
   *graph->add_initializer() = Ints("axis", {1});
-  const auto node = [&](const std::string& type, std::vector<std::string> in, std::string out) {
-    auto* n = graph->add_node();
-    n->set_op_type(type);
-    for (const std::string& i : in) n->add_input(i);
-    n->add_output(out);
-  };
-  node("Shape", {"x"}, "s");
-  node("Gather", {"s", "index"}, "width");
-  node("Div", {"width", "two"}, "end");
-  node("Slice", {"x", "start", "end", "axis"}, "y");
+  AddNode(graph, "Shape", {"x"}, "s");
+  AddNode(graph, "Gather", {"s", "index"}, "width");
+  AddNode(graph, "Div", {"width", "two"}, "end");
+  AddNode(graph, "Slice", {"x", "start", "end", "axis"}, "y");
   *graph->add_output() = ValueInfo("y", {2, 2});
   OnnxImportOptions options;
-  options.input_values["x"] = LbFloats({2, 4}, Range(8));
+  options.input_values["x"] = FloatArray({2, 4}, Range(8));
   std::vector<std::string> bound = {"stale"};
   const pnnx::Graph converted = ConvertOnnx(model, options, &bound);
   EXPECT_TRUE(bound.empty());

@@ -241,17 +241,11 @@ TEST(OnnxShapeOutput, ShapeFeedingArithmetic) {
   auto* graph = model.mutable_graph();
   *graph->add_input() = ValueInfo("x", {1, 2});
   *graph->add_initializer() = Ints("two", {2});
-  const auto node = [&](const std::string& type, std::vector<std::string> in, std::string out) {
-    auto* n = graph->add_node();
-    n->set_op_type(type);
-    for (const std::string& i : in) n->add_input(i);
-    n->add_output(out);
-  };
-  node("Shape", {"x"}, "s");
-  node("Mul", {"s", "two"}, "s2");
-  node("Cast", {"s2"}, "f");
+  AddNode(graph, "Shape", {"x"}, "s");
+  AddNode(graph, "Mul", {"s", "two"}, "s2");
+  AddNode(graph, "Cast", {"s2"}, "f");
   kuiper::testing::SetInt(graph->mutable_node(2), "to", onnx::TensorProto::FLOAT);
-  node("Add", {"x", "f"}, "y");
+  AddNode(graph, "Add", {"x", "f"}, "y");
   *graph->add_output() = ValueInfo("y", {1, 2});
   EXPECT_EQ(RunGraph(ConvertOnnx(model), {{10, 20}}), (std::vector<float>{12, 24}));
 }

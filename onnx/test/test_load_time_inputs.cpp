@@ -12,13 +12,6 @@
 namespace kuiper::testing {
 namespace {
 
-NpyArray LtFloatArray(const std::vector<int64_t>& shape, const std::vector<float>& values) {
-  NpyArray a;
-  a.shape = shape;
-  a.data = values;
-  return a;
-}
-
 NpyArray LtIntArray(const std::vector<int64_t>& shape, const std::vector<int64_t>& values) {
   NpyArray a;
   a.shape = shape;
@@ -55,7 +48,7 @@ OneNodeModel LtReshapeWithShapeInput() {
 TEST(LoadTimeInputs, ShapeInputIsBoundFromItsValueAndLeavesTheGraph) {
   OneNodeModel m = LtReshapeWithShapeInput();
   OnnxImportOptions options;
-  options.input_values["x"] = LtFloatArray({2, 3, 2}, Range(12));
+  options.input_values["x"] = FloatArray({2, 3, 2}, Range(12));
   options.input_values["shape"] = LtIntArray({2}, {2, -1});
   std::vector<std::string> bound;
   const pnnx::Graph graph = ConvertOnnx(m.model, options, &bound);
@@ -89,8 +82,8 @@ TEST(LoadTimeInputs, ClipBoundsGivenAsGraphInputsAreBound) {
   LtMakeScalar(m.model, "lo");
   LtMakeScalar(m.model, "hi");
   OnnxImportOptions options;
-  options.input_values["lo"] = LtFloatArray({}, {-1.f});
-  options.input_values["hi"] = LtFloatArray({}, {2.f});
+  options.input_values["lo"] = FloatArray({}, {-1.f});
+  options.input_values["hi"] = FloatArray({}, {2.f});
   std::vector<std::string> bound;
   const pnnx::Graph graph = ConvertOnnx(m.model, options, &bound);
   EXPECT_EQ(bound, (std::vector<std::string>{"lo", "hi"}));
@@ -109,8 +102,8 @@ TEST(LoadTimeInputs, RunTimeInputsStayRunTimeInputs) {
   OneNodeModel m("Add", 13);
   m.Input("a", {2, 3}).Input("b", {2, 3}).Output("y", {2, 3});
   OnnxImportOptions options;
-  options.input_values["a"] = LtFloatArray({2, 3}, Range(6));
-  options.input_values["b"] = LtFloatArray({2, 3}, Range(6));
+  options.input_values["a"] = FloatArray({2, 3}, Range(6));
+  options.input_values["b"] = FloatArray({2, 3}, Range(6));
   std::vector<std::string> bound = {"stale"};
   const pnnx::Graph graph = ConvertOnnx(m.model, options, &bound);
   EXPECT_TRUE(bound.empty()) << "an element-wise operand is read at run time";
