@@ -382,10 +382,22 @@ int Bench(const BenchOptions& options) {
   // The engine's own threads (parallel.hpp); oneDNN's GEMM and OpenBLAS
   // (under Armadillo) run single-threaded inside them.
   if (options.threads > 0) SetMaxThreads(options.threads);
+  if (!options.versus.empty() && options.profile) {
+    throw UsageError("--profile times one graph: give it without --versus");
+  }
   const RuntimeOptions engine =
       EngineOptions(options.conv_route, !options.no_plan, options.threads);
   const ModelFiles files = ResolveModel(options.model);
   std::unique_ptr<RuntimeGraph> graph = BuildGraph(files, engine, options.no_fuse);
+  // --versus: the same model built for the other route, timed in turn with
+  // the first. Runs minutes apart on a shared machine differ by more than a
+  // route does (docs/performance.md#paired-runs); two runs in a row see the
+  // same machine, and the order inside each pair alternates.
+  std::unique_ptr<RuntimeGraph> versus;
+  if (!options.versus.empty()) {
+    versus = BuildGraph(files, EngineOptions(options.versus, !options.no_plan, options.threads),
+                        options.no_fuse);
+  }
   // Random inputs of the annotated shapes: timing does not depend on values.
   arma::arma_rng::set_seed(0);
   std::vector<std::vector<sftensor>> inputs;
@@ -402,13 +414,21 @@ int Bench(const BenchOptions& options) {
   for (int i = 0; i < options.warmup; ++i) {
     progress.Show("bench: warm-up run {}/{}", i + 1, options.warmup);
     graph->Forward(inputs);
+    if (versus) versus->Forward(inputs);
   }
 
   std::map<const RuntimeOperator*, double> operator_ms;
   if (options.profile) {
     graph->set_profiler([&](const RuntimeOperator& op, double ms) { operator_ms[&op] += ms; });
   }
-  std::vector<double> per_image_ms;
+  const auto image_ms = [&](RuntimeGraph& timed) {
+    const auto start = std::chrono::steady_clock::now();
+    timed.Forward(inputs);
+    const std::chrono::duration<double, std::milli> elapsed =
+        std::chrono::steady_clock::now() - start;
+    return elapsed.count() / options.batch;
+  };
+  std::vector<double> per_image_ms, versus_ms;
   for (int i = 0; i < options.runs; ++i) {
     if (i == 0) {
       progress.Show("bench: timed run 1/{}", options.runs);
@@ -416,11 +436,9 @@ int Bench(const BenchOptions& options) {
       progress.Show("bench: timed run {}/{} (last {:.1f} ms per image)", i + 1, options.runs,
                     per_image_ms.back());
     }
-    const auto start = std::chrono::steady_clock::now();
-    graph->Forward(inputs);
-    const std::chrono::duration<double, std::milli> elapsed =
-        std::chrono::steady_clock::now() - start;
-    per_image_ms.push_back(elapsed.count() / options.batch);
+    if (versus && i % 2 == 1) versus_ms.push_back(image_ms(*versus));
+    per_image_ms.push_back(image_ms(*graph));
+    if (versus && i % 2 == 0) versus_ms.push_back(image_ms(*versus));
   }
   graph->set_profiler(nullptr);
   progress.Clear();
@@ -436,6 +454,17 @@ int Bench(const BenchOptions& options) {
     fmt::print("activations: not planned (--no-plan), each operand owns its tensors\n");
   }
   fmt::print("{}\n", ConvRoutes(*graph));
+  if (versus) {
+    std::vector<double> ratios;
+    for (int i = 0; i < options.runs; ++i) ratios.push_back(versus_ms[i] / per_image_ms[i]);
+    fmt::print("versus --conv-route {}: median {:.3f} ms, p90 {:.3f} ms (min {:.3f} ms)\n",
+               options.versus, Quantile(versus_ms, 0.5), Quantile(versus_ms, 0.9),
+               Quantile(versus_ms, 0.0));
+    fmt::print("{}\n", ConvRoutes(*versus));
+    fmt::print("{} / {}, per pair of runs: median {:.3f} (quartiles {:.3f}-{:.3f})\n",
+               options.versus, options.conv_route, Quantile(ratios, 0.5), Quantile(ratios, 0.25),
+               Quantile(ratios, 0.75));
+  }
   if (!options.profile) return 0;
 
   std::vector<std::pair<const RuntimeOperator*, double>> rows(operator_ms.begin(),

@@ -75,6 +75,9 @@ struct BenchOptions {
   // (Winograd, direct or im2col); "im2col": every one takes the im2col route,
   // the lab's FillBlock (1x1 stride-1 layers need no unfolding).
   std::string conv_route = "default";
+  // Another conv route to time against conv_route, the same model built twice
+  // and the two run in turn: see Bench.
+  std::string versus;
 };
 int Bench(const BenchOptions& options);
 

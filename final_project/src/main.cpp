@@ -149,6 +149,11 @@ int main(int argc, char** argv) {
                    "F(4x4, 3x3)")
       ->check(CLI::IsMember({"default", "im2col", "winograd-f4"}))
       ->capture_default_str();
+  bench_cmd
+      ->add_option("--versus", bench.versus,
+                   "time this conv route against --conv-route: the model built for each, their "
+                   "runs alternated, and the ratio of each pair of runs")
+      ->check(CLI::IsMember({"default", "im2col", "winograd-f4"}));
 
   GraphOptions graph;
   CLI::App* graph_cmd =

@@ -658,6 +658,33 @@ TEST(Cli, BenchNoPlanSaysTheActivationsAreNotPlanned) {
   EXPECT_NE(owned.out.find("activations: not planned (--no-plan)"), std::string::npos) << owned.out;
 }
 
+// --versus: the model built a second time for another route and timed in
+// turn with the first; each graph's routes are printed under its times.
+TEST(Cli, BenchVersusTimesTheModelOnBothRoutes) {
+  const std::string dir = std::string(KUIPER_MODELS_DIR) + "/resnet18/";
+  const Outcome o = Kuiper("bench " + dir + " --warmup 0 --runs 2 --threads 1 --versus im2col");
+  ASSERT_EQ(o.status, 0) << o.err;
+  const size_t versus = o.out.find("versus --conv-route im2col: median ");
+  ASSERT_NE(versus, std::string::npos) << o.out;
+  EXPECT_LT(o.out.find("winograd 10,"), versus) << o.out;
+  EXPECT_NE(o.out.find("convolutions: 20 (im2col 20,", versus), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("im2col / default, per pair of runs: median ", versus), std::string::npos)
+      << o.out;
+}
+
+TEST(Cli, BenchVersusWithProfileIsAUsageError) {
+  const Outcome o =
+      Kuiper("bench " + kFixtures + "tiny_net.pnnx.param --runs 1 --versus im2col --profile");
+  EXPECT_EQ(o.status, 2);
+  ExpectOneErrorLine(o, "--profile");
+}
+
+TEST(Cli, UnknownVersusRouteIsAUsageError) {
+  const Outcome o = Kuiper("bench " + kFixtures + "tiny_net.pnnx.param --versus fastest");
+  EXPECT_EQ(o.status, 2);
+  ExpectOneErrorLine(o, "--versus");
+}
+
 TEST(Cli, UnknownConvRouteIsAUsageError) {
   const Outcome o = Kuiper("bench " + kFixtures + "tiny_net.pnnx.param --conv-route fastest");
   EXPECT_EQ(o.status, 2);
