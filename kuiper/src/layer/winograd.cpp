@@ -262,65 +262,6 @@ void OutputColumn(const float* const m[4][4], int64_t out_h, float* out0, float*
   OutputColumnPortable(m, out_h, out0, out1, tmp);
 }
 
-// B^T d B for channel c of every tile in the chunk, into V. First along x
-// (the four input columns under a tile column, contiguous in memory, read in
-// place; a column outside the image reads `zeros`), into 4 columns `col` of
-// the padded height (row y is input row y - pad_h), then along y.
-void WinogradInput(const WinogradGeometry& g, const WinogradChunk& k, int64_t c) {
-  const int64_t rows = 2 * g.tiles_h + 2;  // padded input rows the tiles read
-  const float* plane = g.input + c * g.in_h * g.in_w;
-  float* const col[4] = {k.tmp, k.tmp + rows, k.tmp + 2 * rows, k.tmp + 3 * rows};
-  float* zeros = k.tmp + 4 * rows;
-  // Rows [first, first + n) of the padded height are input rows 0..n-1; the
-  // others are padding in every column, so their column values are 0.
-  const int64_t first = std::min<int64_t>(g.pad_h, rows);
-  const int64_t n = std::max<int64_t>(0, std::min<int64_t>(rows, g.in_h + g.pad_h) - first);
-  std::fill(zeros, zeros + n, 0.f);
-  for (int j = 0; j < 4; ++j) {
-    std::fill(col[j], col[j] + first, 0.f);
-    std::fill(col[j] + first + n, col[j] + rows, 0.f);
-  }
-  float* const from_first[4] = {col[0] + first, col[1] + first, col[2] + first, col[3] + first};
-  for (int64_t txl = 0; txl < k.tile_cols; ++txl) {
-    const float* d[4];  // the tile column's 4 input columns from input row 0
-    for (int b = 0; b < 4; ++b) {
-      const int64_t x = 2 * (k.tx0 + txl) - g.pad_w + b;
-      d[b] = x >= 0 && x < g.in_w ? plane + x * g.in_h : zeros;
-    }
-    InputAlongX(d, from_first, n);
-    const int64_t t0 = txl * g.tiles_h;
-    for (int j = 0; j < 4; ++j) {
-      float* const v[4] = {k.V(0 * 4 + j, c) + t0, k.V(1 * 4 + j, c) + t0, k.V(2 * 4 + j, c) + t0,
-                           k.V(3 * 4 + j, c) + t0};
-      InputAlongY(col[j], v, g.tiles_h);
-    }
-  }
-  ZeroPastTheTiles(k, g.elements, c);
-}
-
-// A^T M A for output channel o of every tile in the chunk, written straight
-// into the output's columns (only the outputs that exist: an odd size has
-// half tiles), then the epilogue on the columns just written.
-void WinogradOutput(const WinogradGeometry& g, const WinogradChunk& k, int64_t o, float* product,
-                    const Epilogue& epilogue) {
-  float* plane = product + o * g.out_h * g.out_w;
-  const float bias = epilogue.bias ? epilogue.bias[o] : 0.f;
-  const bool epilogue_on = epilogue.bias || epilogue.activation != Activation::kNone;
-  for (int64_t txl = 0; txl < k.tile_cols; ++txl) {
-    const int64_t t0 = txl * g.tiles_h;
-    const float* m[4][4];
-    for (int i = 0; i < 4; ++i) {
-      for (int j = 0; j < 4; ++j) m[i][j] = k.M(i * 4 + j, o) + t0;
-    }
-    const int64_t x = 2 * (k.tx0 + txl);
-    const int64_t columns = std::min<int64_t>(2, g.out_w - x);
-    float* out0 = plane + x * g.out_h;  // output column x
-    float* out1 = columns == 2 ? out0 + g.out_h : nullptr;
-    OutputColumn(m, g.out_h, out0, out1, k.tmp);
-    if (epilogue_on) AddBiasAndActivate(out0, columns * g.out_h, bias, epilogue.activation);
-  }
-}
-
 // F(4x4, 3x3): each 4x4 block of outputs from a 6x6 input patch,
 //   Y = A^T [ sum over c of (G g_c G^T) .* (B^T d_c B) ] A,
 // 36 GEMMs of 1/16 of the im2col GEMM's rows each: 36/144 = 1/4 of its
@@ -408,61 +349,84 @@ template <size_t N>
   }
 }
 
-// WinogradInput for F(4x4, 3x3): the same steps on 6 input columns per tile
-// column, 4 apart.
-void WinogradInputF4(const WinogradGeometry& g, const WinogradChunk& k, int64_t c) {
-  const int64_t rows = 4 * g.tiles_h + 2;
+// B^T d B for channel c of every tile in the chunk, into V, for tiles of T x T
+// outputs (F(2x2, 3x3) or F(4x4, 3x3), whose patches are T + 2 wide). First
+// along x (the T + 2 input columns under a tile column, contiguous in memory,
+// read in place; a column outside the image reads `zeros`), into T + 2 columns
+// `col` of the padded height (row y is input row y - pad_h), then along y.
+template <int T>
+void WinogradInput(const WinogradGeometry& g, const WinogradChunk& k, int64_t c) {
+  constexpr int kPatch = T + 2;
+  const int64_t rows = T * g.tiles_h + 2;  // padded input rows the tiles read
   const float* plane = g.input + c * g.in_h * g.in_w;
-  float* col[6];
-  for (int j = 0; j < 6; ++j) col[j] = k.tmp + j * rows;
-  float* zeros = k.tmp + 6 * rows;
+  float* col[kPatch];
+  for (int j = 0; j < kPatch; ++j) col[j] = k.tmp + j * rows;
+  float* zeros = k.tmp + kPatch * rows;
+  // Rows [first, first + n) of the padded height are input rows 0..n-1; the
+  // others are padding in every column, so their column values are 0.
   const int64_t first = std::min<int64_t>(g.pad_h, rows);
   const int64_t n = std::max<int64_t>(0, std::min<int64_t>(rows, g.in_h + g.pad_h) - first);
   std::fill(zeros, zeros + n, 0.f);
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < kPatch; ++j) {
     std::fill(col[j], col[j] + first, 0.f);
     std::fill(col[j] + first + n, col[j] + rows, 0.f);
   }
-  float* from_first[6];
-  for (int j = 0; j < 6; ++j) from_first[j] = col[j] + first;
+  float* from_first[kPatch];
+  for (int j = 0; j < kPatch; ++j) from_first[j] = col[j] + first;
   for (int64_t txl = 0; txl < k.tile_cols; ++txl) {
-    const float* d[6];
-    for (int b = 0; b < 6; ++b) {
-      const int64_t x = 4 * (k.tx0 + txl) - g.pad_w + b;
+    const float* d[kPatch];  // the tile column's input columns from input row 0
+    for (int b = 0; b < kPatch; ++b) {
+      const int64_t x = T * (k.tx0 + txl) - g.pad_w + b;
       d[b] = x >= 0 && x < g.in_w ? plane + x * g.in_h : zeros;
     }
-    InputAlongXF4(d, from_first, n);
+    if constexpr (T == 2) {
+      InputAlongX(d, from_first, n);
+    } else {
+      InputAlongXF4(d, from_first, n);
+    }
     const int64_t t0 = txl * g.tiles_h;
-    for (int j = 0; j < 6; ++j) {
-      float* v[6];
-      for (int i = 0; i < 6; ++i) v[i] = k.V(i * 6 + j, c) + t0;
-      InputAlongYF4(col[j], v, g.tiles_h);
+    for (int j = 0; j < kPatch; ++j) {
+      float* v[kPatch];  // V_(i (T + 2) + j) of the tile column's first tile
+      for (int i = 0; i < kPatch; ++i) v[i] = k.V(i * kPatch + j, c) + t0;
+      if constexpr (T == 2) {
+        InputAlongY(col[j], v, g.tiles_h);
+      } else {
+        InputAlongYF4(col[j], v, g.tiles_h);
+      }
     }
   }
   ZeroPastTheTiles(k, g.elements, c);
 }
 
-// WinogradOutput for F(4x4, 3x3): the 4 columns of a tile column go through
-// `tmp` (their rows interleave by tile) and only the outputs that exist are
-// copied out.
-void WinogradOutputF4(const WinogradGeometry& g, const WinogradChunk& k, int64_t o, float* product,
-                      const Epilogue& epilogue) {
+// A^T M A for output channel o of every tile in the chunk, written into the
+// output's columns (only the outputs that exist: a size that is not a multiple
+// of T has partial tiles), then the epilogue on the columns just written.
+// F(2x2, 3x3) writes a tile column's 2 output columns straight; F(4x4, 3x3)'s
+// 4 go through `tmp` (their rows interleave by tile) and are copied out.
+template <int T>
+void WinogradOutput(const WinogradGeometry& g, const WinogradChunk& k, int64_t o, float* product,
+                    const Epilogue& epilogue) {
+  constexpr int kPatch = T + 2;
   float* plane = product + o * g.out_h * g.out_w;
   const float bias = epilogue.bias ? epilogue.bias[o] : 0.f;
   const bool epilogue_on = epilogue.bias || epilogue.activation != Activation::kNone;
-  float* col[4];
-  for (int c = 0; c < 4; ++c) col[c] = k.tmp + c * 4 * g.tiles_h;
   for (int64_t txl = 0; txl < k.tile_cols; ++txl) {
     const int64_t t0 = txl * g.tiles_h;
-    const float* m[6][6];
-    for (int i = 0; i < 6; ++i) {
-      for (int j = 0; j < 6; ++j) m[i][j] = k.M(i * 6 + j, o) + t0;
+    const float* m[kPatch][kPatch];
+    for (int i = 0; i < kPatch; ++i) {
+      for (int j = 0; j < kPatch; ++j) m[i][j] = k.M(i * kPatch + j, o) + t0;
     }
-    OutputColumnF4(m, g.tiles_h, col);
-    const int64_t x = 4 * (k.tx0 + txl);
-    const int64_t columns = std::min<int64_t>(4, g.out_w - x);
+    const int64_t x = T * (k.tx0 + txl);
+    const int64_t columns = std::min<int64_t>(T, g.out_w - x);
     float* out = plane + x * g.out_h;  // output column x
-    for (int c = 0; c < columns; ++c) std::copy_n(col[c], g.out_h, out + c * g.out_h);
+    if constexpr (T == 2) {
+      OutputColumn(m, g.out_h, out, columns == 2 ? out + g.out_h : nullptr, k.tmp);
+    } else {
+      float* col[T];
+      for (int c = 0; c < T; ++c) col[c] = k.tmp + c * T * g.tiles_h;
+      OutputColumnF4(m, g.tiles_h, col);
+      for (int c = 0; c < columns; ++c) std::copy_n(col[c], g.out_h, out + c * g.out_h);
+    }
     if (epilogue_on) AddBiasAndActivate(out, columns * g.out_h, bias, epilogue.activation);
   }
 }
@@ -772,11 +736,11 @@ void WinogradMultiplyInto(const Im2ColMatrix& a, const WinogradKernels& kernels,
 
   // The transforms of F(2x2, 3x3) or F(4x4, 3x3); the GEMMs are the same.
   const auto transform_input = [&](const WinogradChunk& k, int64_t c) {
-    g.tile == 4 ? WinogradInputF4(g, k, c) : WinogradInput(g, k, c);
+    g.tile == 4 ? WinogradInput<4>(g, k, c) : WinogradInput<2>(g, k, c);
   };
   const auto transform_output = [&](const WinogradChunk& k, int64_t o) {
-    g.tile == 4 ? WinogradOutputF4(g, k, o, product, epilogue)
-                : WinogradOutput(g, k, o, product, epilogue);
+    g.tile == 4 ? WinogradOutput<4>(g, k, o, product, epilogue)
+                : WinogradOutput<2>(g, k, o, product, epilogue);
   };
   const auto chunk_at = [&](int64_t i, float* vm, float* tmp) {  // chunk i of `chunks`
     WinogradChunk k;
