@@ -10,7 +10,8 @@ one of two ways:
 - --pnnx PNNX: the seeded module of models/ (the one tools/make_models.py
   exports for the engine), traced by torch.jit.trace at batch 1 and converted
   by Tencent's pnnx with fp32 weights (fp16=0); pnnx folds each BatchNorm into
-  its convolution itself;
+  its convolution itself, rounding in float32 (our exporter folds in
+  float64 and rounds once);
 - without it: from the engine's own files, <models>/<name>/<name>.pnnx.{param,bin}
   (BatchNorm already folded), operator for operator (to_ncnn below): a
   convolution with the ReLU after it fused, as pnnx's ncnn writer fuses them;
@@ -44,9 +45,32 @@ build against Debian's), then
     cmake --build pnnx-build -j2 --target pnnx           # pnnx-build/src/pnnx
 
 The --pnnx route follows pnnx's command line (main.cpp: inputshape, fp16,
-device; it writes <name>.ncnn.param beside <name>.pt) but has not been run
-yet: pnnx has not been built with its ncnn writer here. The route without it
-is the one the benchmarks have used.
+device; it writes <name>.ncnn.param beside <name>.pt, in <out>/pnnx_<name>/).
+Run with a pnnx built as above, it writes the same graphs as the route
+without it (docs/performance.md#ncnn-real-pnnx: the comparison, both timed):
+- ResNet18: the same layers in the same order with the same parameters, each
+  ReLU after a convolution fused into it (9=1) as here, except that pnnx
+  leaves out the Flatten before the InnerProduct (which flattens its input
+  itself). It passes the check.
+- YOLOv5s: the same layer types in the same order (Split and MemoryData
+  aside), as many layers and blobs, the same convolution parameters, each SiLU
+  a Swish layer of its own in both (ncnn's Convolution has no SiLU activation
+  to fuse). Detect becomes the layers add_detect writes, in the same order,
+  laid out differently: pnnx keeps each level 4-D, (na, ny, nx, no), where
+  add_detect flattens the cells to (na, ny*nx, no), and its grid and anchor
+  MemoryData are (1, ny, nx, 2) and (na, 1, 1, 2), broadcast by BinaryOp,
+  where add_detect stores them at full shape. Given the weights of the route
+  without --pnnx, pnnx's file gives bit-identical output to that route's. With
+  its own weights it fails the check on two box heights of the coarsest level
+  and is removed (its files stay in <out>/pnnx_yolov5s/). The weights are the
+  whole difference: pnnx rounds each BatchNorm's scale to float32 and
+  multiplies in float32, so a third of the weights differ from ours, by at
+  most 1.6e-7 of their layer's largest weight, and this model's largest
+  outputs carry such differences into the fourth significant digit
+  (docs/performance.md#fidelity); the route without --pnnx passes the same
+  check with little to spare.
+So the route without --pnnx, the one the benchmarks use, runs the graph the
+real pnnx writes, with the exporter's weights.
 """
 import argparse
 import os
