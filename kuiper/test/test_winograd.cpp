@@ -182,8 +182,8 @@ TEST(Winograd, RoundsLessThanHalfAgainTheIm2ColGemm) {
 
 // F(4x4, 3x3)'s transforms have larger constants, which its results cancel
 // down from: it rounds more than im2col whatever the points. With the points
-// winograd.cpp takes (0, +-3/2, +-2/3) about 3.7 times im2col (measured
-// 4.7e-7 against 1.29e-7); with the usual 0, +-1, +-2, about 7.7 times
+// winograd.cpp takes (0, +-3/2, +-2/3) about 3.6 times im2col (measured
+// 4.6e-7 against 1.29e-7); with the usual 0, +-1, +-2, about 7.7 times
 // (9.96e-7; docs/performance.md#winograd-f4).
 TEST(Winograd, F4RoundsLessThanTheUsualPoints) {
   const RoundingErrors errors = MeasureRounding(4);
