@@ -2,7 +2,7 @@
 """How close the engine, PyTorch float32, ONNX Runtime (and ncnn) come to float64, robustly.
 
     /usr/bin/python3 tools/fidelity.py [--models resnet18,yolov5s] [--kuiper [NAME=]PATH ...]
-        [--peers torch,ort,ncnn] [--ncnn-bench PATH] [--models-dir build/models]
+        [--peers torch,ort,ncnn] [--ncnn-bench PATH] [--models-dir build/models] [--inputs N]
 
 For each model it takes the fixed input tools/make_models.py wrote
 (<models-dir>/<name>/<name>.input.npy, batch 1), runs the seeded module of
@@ -31,6 +31,12 @@ table gives the max of e, its root mean square and its 99.9th percentile
 bound the end-to-end tests have always used. YOLOv5s's max is decided by one
 large box whose float32 rounding is a lottery; rms and p99.9 are the robust
 measures.
+
+One input is one draw of that lottery too: a runner whose rounding is close to
+PyTorch's can land on either side of it on the fixed input. --inputs N measures
+N more inputs (seeded as make_models.py seeds the fixed one, seeds 100 to
+99 + N) and prints, per runner, the mean rms and p99.9 over them and on how
+many of the N inputs each is above PyTorch float32's own.
 """
 import argparse
 import os
@@ -44,6 +50,9 @@ import torch
 import bench_vs_torch as bvt
 from bench_vs_torch import ROOT
 from models import MODELS
+from models.seeding import seeded_input
+
+FIRST_EXTRA_SEED = 100  # --inputs: seeds 100, 101, ..; the fixed input's is make_models.py's
 
 # Column ranges of each kind of value in a YOLOv5s output row.
 YOLO_KINDS = {"box centre": slice(0, 2), "box size": slice(2, 4), "score": slice(4, None)}
@@ -118,6 +127,35 @@ def ncnn_output(files, x, workdir):
     return np.fromfile(raw_out, dtype=np.float32)
 
 
+def measure(name, module, x, input_path, param, builds, peers, ncnn, workdir):
+    """[(runner, errors(...))] for the input x (saved at input_path) against float64."""
+    with torch.no_grad():
+        ref = module.double()(torch.from_numpy(x).double()).numpy()
+        module.float()
+        outputs = [(label, engine_output(path, param, input_path, workdir))
+                   for label, path in builds]
+        if "torch" in peers:
+            outputs.append(("PyTorch f32", module(torch.from_numpy(x)).numpy()))
+    if "ort" in peers:
+        outputs.append(("ORT", ort_output(name, module, x, workdir)))
+    if ncnn:
+        outputs.append(("ncnn fp32", ncnn_output(ncnn, x, workdir)))
+    return [(label, errors(name, out, ref)) for label, out in outputs], ref
+
+
+def print_extra(name, per_input):
+    """The --inputs table for one model: per_input is a list of measure() rows."""
+    torch_rows = [dict(rows).get("PyTorch f32") for rows in per_input]
+    for label in [label for label, _ in per_input[0]]:
+        errs = np.array([dict(rows)[label] for rows in per_input])
+        above = "%12s %12s" % ("", "")
+        if all(torch_rows):
+            ref = np.array(torch_rows)
+            above = "%12d %12d" % ((errs[:, 2] > ref[:, 2]).sum(), (errs[:, 3] > ref[:, 3]).sum())
+        print("%-9s %-14s %12.4g %12.4g %s" % (name, label, errs[:, 2].mean(), errs[:, 3].mean(),
+                                                above))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--models", default="resnet18,yolov5s")
@@ -127,7 +165,11 @@ def main():
     ap.add_argument("--ncnn-bench", default=None, help="as tools/bench_vs_torch.py's")
     ap.add_argument("--models-dir", default=os.environ.get(
         "KUIPER_MODELS", os.path.join(ROOT, "build", "models")))
+    ap.add_argument("--inputs", type=int, default=0,
+                    help="N more seeded inputs: mean errors, and how often above PyTorch's")
     args = ap.parse_args()
+    if args.inputs < 0:
+        sys.exit("fidelity: --inputs takes a count, 0 or more")
     peers = [p for p in args.peers.split(",") if p]
     if set(peers) - {"torch", "ort", "ncnn"}:
         sys.exit("fidelity: --peers takes any of torch, ort, ncnn")
@@ -145,7 +187,7 @@ def main():
     if "ort" in peers:
         bvt.ort_setup()
 
-    rows = []
+    rows, extra = [], {}
     with tempfile.TemporaryDirectory(prefix="fidelity_") as workdir:
         for name in args.models.split(","):
             folder = os.path.join(args.models_dir, name)
@@ -153,25 +195,23 @@ def main():
             if not os.path.exists(input_path):
                 sys.exit("fidelity: %s missing: run /usr/bin/python3 tools/make_models.py"
                          % input_path)
-            x = np.load(input_path)
-            module = MODELS[name].build()
-            with torch.no_grad():
-                ref = module.double()(torch.from_numpy(x).double()).numpy()
-                module.float()
-                outputs = [(label, engine_output(path, os.path.join(folder, name + ".pnnx.param"),
-                                                 input_path, workdir)) for label, path in builds]
-                if "torch" in peers:
-                    outputs.append(("PyTorch f32", module(torch.from_numpy(x)).numpy()))
-            if "ort" in peers:
-                outputs.append(("ORT", ort_output(name, module, x, workdir)))
-            files = bvt.ncnn_files(name, args.ncnn_bench) if "ncnn" in peers else None
-            if files:
-                outputs.append(("ncnn fp32", ncnn_output(files, x, workdir)))
-            for label, out in outputs:
-                rows.append((name, label) + errors(name, out, ref))
+            spec = MODELS[name]
+            module = spec.build()
+            param = os.path.join(folder, name + ".pnnx.param")
+            ncnn = bvt.ncnn_files(name, args.ncnn_bench) if "ncnn" in peers else None
+            measured, ref = measure(name, module, np.load(input_path), input_path, param,
+                                    builds, peers, ncnn, workdir)
+            rows += [(name, label) + errs for label, errs in measured]
             print("measured %s: float64 output %s, max |value| %.6g"
                   % (name, "x".join(map(str, ref.shape)), np.abs(ref).max()),
                   file=sys.stderr, flush=True)
+            extra[name] = []
+            for seed in range(FIRST_EXTRA_SEED, FIRST_EXTRA_SEED + args.inputs):
+                x = seeded_input(spec.input_shape, seed, spec.input_kind).numpy()
+                path = os.path.join(workdir, "input.npy")
+                np.save(path, x)
+                extra[name].append(measure(name, module, x, path, param, builds, peers, ncnn,
+                                           workdir)[0])
 
     print("errors against float64 PyTorch on each model's fixed input (batch 1); relative error "
           "|y - r| / (|r| + 1e-3 max|r| of its kind)")
@@ -179,6 +219,14 @@ def main():
                                               "p99.9 rel"))
     for name, label, max_abs, max_rel, rms, p999 in rows:
         print("%-9s %-14s %12.4g %12.4g %12.4g %12.4g" % (name, label, max_abs, max_rel, rms, p999))
+    if args.inputs:
+        print("\nover %d more seeded inputs (seeds %d to %d): mean rms and p99.9 relative error, "
+              "and on how many inputs each is above PyTorch float32's" %
+              (args.inputs, FIRST_EXTRA_SEED, FIRST_EXTRA_SEED + args.inputs - 1))
+        print("%-9s %-14s %12s %12s %12s %12s" % ("model", "runner", "mean rms", "mean p99.9",
+                                                  "rms above", "p99.9 above"))
+        for name, per_input in extra.items():
+            print_extra(name, per_input)
     return 0
 
 
