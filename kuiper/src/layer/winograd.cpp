@@ -288,9 +288,9 @@ constexpr double kKernelF4[6][3] = {{1.0 / 36, 0, 0},
 // each pair is the sum and the difference of one even and one odd part; A^T
 // takes x_1 and x_2 (and x_3 and x_4) only as their sum or their difference.
 // Both rows of a pair then share their roundings, and the outputs, which
-// cancel down from those rows, come out closer to the exact values (about a
-// seventh less rms error on ResNet18 than each row summed on its own:
-// docs/performance.md#winograd-f4), with fewer multiplications.
+// cancel down from those rows, come out closer to the exact values than with
+// each row summed on its own (docs/performance.md#winograd-f4), from fewer
+// multiplications.
 [[gnu::always_inline]] inline void InputF4(const float (&x)[6], float (&y)[6]) {
   y[0] = 36 * x[0] - 97 * x[2] + 36 * x[4];
   const float even12 = 18 * x[4] - 8 * x[2], odd12 = 27 * x[3] - 12 * x[1];
