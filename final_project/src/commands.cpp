@@ -67,8 +67,9 @@ std::unique_ptr<RuntimeGraph> BuildGraph(const ModelFiles& files, const RuntimeO
   return graph;
 }
 
-// One line: how many of the graph's convolutions take each route.
-std::string ConvRoutes(const RuntimeGraph& graph) {
+// One line: how many of the graph's convolutions take each route, and on
+// which tile size the Winograd ones run (`conv_route`, as --conv-route takes it).
+std::string ConvRoutes(const RuntimeGraph& graph, const std::string& conv_route) {
   std::map<ConvRoute, int> count;
   int total = 0;
   for (const auto& op : graph.operators()) {
@@ -80,7 +81,9 @@ std::string ConvRoutes(const RuntimeGraph& graph) {
   std::vector<std::string> parts;
   for (const ConvRoute route :
        {ConvRoute::kIm2Col, ConvRoute::kInPlace, ConvRoute::kWinograd, ConvRoute::kDirect}) {
-    parts.push_back(fmt::format("{} {}", ConvRouteName(route), count[route]));
+    const bool f4 = route == ConvRoute::kWinograd && conv_route == "winograd-f4";
+    parts.push_back(
+        fmt::format("{} {}{}", ConvRouteName(route), count[route], f4 ? " on F(4x4, 3x3)" : ""));
   }
   return fmt::format("convolutions: {} ({}; im2col runs the lab's FillBlock)", total,
                      fmt::join(parts, ", "));
@@ -337,7 +340,7 @@ int Run(const RunOptions& options) {
   // No run-time input (every one bound at load time): the graph is one item of constants.
   fmt::print("{}: batch {}, forward {:.1f} ms\n", model_file, inputs.empty() ? 1 : inputs[0].size(),
              elapsed.count());
-  if (options.conv_route != "default") fmt::print("{}\n", ConvRoutes(*graph));
+  if (options.conv_route != "default") fmt::print("{}\n", ConvRoutes(*graph, options.conv_route));
 
   std::vector<std::string> mismatches;
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -453,14 +456,14 @@ int Bench(const BenchOptions& options) {
   } else {
     fmt::print("activations: not planned (--no-plan), each operand owns its tensors\n");
   }
-  fmt::print("{}\n", ConvRoutes(*graph));
+  fmt::print("{}\n", ConvRoutes(*graph, options.conv_route));
   if (versus) {
     std::vector<double> ratios;
     for (int i = 0; i < options.runs; ++i) ratios.push_back(versus_ms[i] / per_image_ms[i]);
     fmt::print("versus --conv-route {}: median {:.3f} ms, p90 {:.3f} ms (min {:.3f} ms)\n",
                options.versus, Quantile(versus_ms, 0.5), Quantile(versus_ms, 0.9),
                Quantile(versus_ms, 0.0));
-    fmt::print("{}\n", ConvRoutes(*versus));
+    fmt::print("{}\n", ConvRoutes(*versus, options.versus));
     fmt::print("{} / {}, per pair of runs: median {:.3f} (quartiles {:.3f}-{:.3f})\n",
                options.versus, options.conv_route, Quantile(ratios, 0.5), Quantile(ratios, 0.25),
                Quantile(ratios, 0.75));

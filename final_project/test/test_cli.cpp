@@ -644,7 +644,7 @@ TEST(Cli, RunConvRouteWinogradF4MatchesTheReference) {
       Kuiper("run " + dir + "resnet18.pnnx.param " + dir + "resnet18.input.npy --expect " + dir +
              "resnet18.output.npy --conv-route winograd-f4");
   ASSERT_EQ(o.status, 0) << o.out << o.err;
-  EXPECT_NE(o.out.find("winograd 10,"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("winograd 10 on F(4x4, 3x3),"), std::string::npos) << o.out;
 }
 
 // --no-plan: every operand owns its tensors (RuntimeOptions::buffer_planning off).
