@@ -184,10 +184,11 @@ TEST(Winograd, RoundsLessThanHalfAgainTheIm2ColGemm) {
 // down from: it rounds more than im2col whatever the points. With the points
 // winograd.cpp takes (0, +-3/2, +-2/3) about 3.6 times im2col (measured
 // 4.6e-7 against 1.29e-7); with the usual 0, +-1, +-2, about 7.7 times
-// (9.96e-7; docs/performance.md#winograd-f4).
+// (9.96e-7; docs/performance.md#winograd-f4). The bound, 4 times, fails the
+// usual points and a regression of an eighth.
 TEST(Winograd, F4RoundsLessThanTheUsualPoints) {
   const RoundingErrors errors = MeasureRounding(4);
-  EXPECT_LT(errors.winograd, 5 * errors.im2col) << "im2col's rms error " << errors.im2col;
+  EXPECT_LT(errors.winograd, 4 * errors.im2col) << "im2col's rms error " << errors.im2col;
 }
 
 TEST(Winograd, ReadsTheGroupsChannelsOnly) {

@@ -33,7 +33,6 @@ inline onnx::TensorProto FloatTensor(const std::string& name, const std::vector<
   return t;
 }
 
-// A 1-D INT64 constant (shapes, axes, indices, Slice's starts/ends/steps).
 // An input value for OnnxImportOptions::input_values: float32 `values` of `shape`.
 inline NpyArray FloatArray(const std::vector<int64_t>& shape, const std::vector<float>& values) {
   NpyArray a;
@@ -54,6 +53,7 @@ inline onnx::NodeProto* AddNode(onnx::GraphProto* graph, const std::string& type
   return node;
 }
 
+// A 1-D INT64 constant (shapes, axes, indices, Slice's starts/ends/steps).
 inline onnx::TensorProto Ints(const std::string& name, const std::vector<int64_t>& values) {
   onnx::TensorProto t;
   t.set_name(name);

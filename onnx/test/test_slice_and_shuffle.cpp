@@ -79,17 +79,9 @@ TEST(OnnxChannelShuffle, FiveDReshapeTransposeReshapeRuns) {
   *g->add_input() = ValueInfo("X", {1, 6, 2, 2});
   *g->add_initializer() = Ints("five", {1, 2, 3, 2, 2});
   *g->add_initializer() = Ints("four", {1, 6, 2, 2});
-  const auto add = [&](const std::string& type, std::vector<std::string> in, std::string out) {
-    onnx::NodeProto* node = g->add_node();
-    node->set_op_type(type);
-    node->set_name(out);
-    for (const std::string& i : in) node->add_input(i);
-    node->add_output(out);
-    return node;
-  };
-  add("Reshape", {"X", "five"}, "r");
-  SetInts(add("Transpose", {"r"}, "t"), "perm", {0, 2, 1, 3, 4});
-  add("Reshape", {"t", "four"}, "Y");
+  AddNode(g, "Reshape", {"X", "five"}, "r");
+  SetInts(AddNode(g, "Transpose", {"r"}, "t"), "perm", {0, 2, 1, 3, 4});
+  AddNode(g, "Reshape", {"t", "four"}, "Y");
   *g->add_output() = ValueInfo("Y", {1, 6, 2, 2});
   const pnnx::Graph graph = ConvertOnnx(model);
   const std::vector<float> x = Range(24);
