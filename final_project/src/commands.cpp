@@ -67,23 +67,24 @@ std::unique_ptr<RuntimeGraph> BuildGraph(const ModelFiles& files, const RuntimeO
   return graph;
 }
 
-// One line: how many of the graph's convolutions take each route, and on
-// which tile size the Winograd ones run (`conv_route`, as --conv-route takes it).
-std::string ConvRoutes(const RuntimeGraph& graph, const std::string& conv_route) {
+// One line: how many of the graph's convolutions take each route, and how
+// many of the Winograd ones run on F(4x4, 3x3) where any does.
+std::string ConvRoutes(const RuntimeGraph& graph) {
   std::map<ConvRoute, int> count;
-  int total = 0;
+  int total = 0, f4 = 0;
   for (const auto& op : graph.operators()) {
     if (const auto* conv = dynamic_cast<const ConvolutionLayer*>(op->layer.get())) {
       ++count[conv->route()];
       ++total;
+      f4 += conv->winograd_tile() == 4;
     }
   }
   std::vector<std::string> parts;
   for (const ConvRoute route :
        {ConvRoute::kIm2Col, ConvRoute::kInPlace, ConvRoute::kWinograd, ConvRoute::kDirect}) {
-    const bool f4 = route == ConvRoute::kWinograd && conv_route == "winograd-f4";
-    parts.push_back(
-        fmt::format("{} {}{}", ConvRouteName(route), count[route], f4 ? " on F(4x4, 3x3)" : ""));
+    const bool tiles = route == ConvRoute::kWinograd && f4 > 0;
+    parts.push_back(fmt::format("{} {}{}", ConvRouteName(route), count[route],
+                                tiles ? fmt::format(" ({} on F(4x4, 3x3))", f4) : ""));
   }
   return fmt::format("convolutions: {} ({}; im2col runs the lab's FillBlock)", total,
                      fmt::join(parts, ", "));
@@ -340,7 +341,7 @@ int Run(const RunOptions& options) {
   // No run-time input (every one bound at load time): the graph is one item of constants.
   fmt::print("{}: batch {}, forward {:.1f} ms\n", model_file, inputs.empty() ? 1 : inputs[0].size(),
              elapsed.count());
-  if (options.conv_route != "default") fmt::print("{}\n", ConvRoutes(*graph, options.conv_route));
+  if (options.conv_route != "default") fmt::print("{}\n", ConvRoutes(*graph));
 
   std::vector<std::string> mismatches;
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -456,14 +457,14 @@ int Bench(const BenchOptions& options) {
   } else {
     fmt::print("activations: not planned (--no-plan), each operand owns its tensors\n");
   }
-  fmt::print("{}\n", ConvRoutes(*graph, options.conv_route));
+  fmt::print("{}\n", ConvRoutes(*graph));
   if (versus) {
     std::vector<double> ratios;
     for (int i = 0; i < options.runs; ++i) ratios.push_back(versus_ms[i] / per_image_ms[i]);
     fmt::print("versus --conv-route {}: median {:.3f} ms, p90 {:.3f} ms (min {:.3f} ms)\n",
                options.versus, Quantile(versus_ms, 0.5), Quantile(versus_ms, 0.9),
                Quantile(versus_ms, 0.0));
-    fmt::print("{}\n", ConvRoutes(*versus, options.versus));
+    fmt::print("{}\n", ConvRoutes(*versus));
     fmt::print("{} / {}, per pair of runs: median {:.3f} (quartiles {:.3f}-{:.3f})\n",
                options.versus, options.conv_route, Quantile(ratios, 0.5), Quantile(ratios, 0.25),
                Quantile(ratios, 0.75));

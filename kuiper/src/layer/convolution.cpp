@@ -76,6 +76,11 @@ ConvRoute ConvolutionLayer::route() const {
   return in_place ? ConvRoute::kInPlace : ConvRoute::kIm2Col;
 }
 
+uint32_t ConvolutionLayer::winograd_tile() const {
+  const GroupKernels& kernels = kernels_.front();
+  return kernels.winograd() ? kernels.winograd_kernels().tile() : 0;
+}
+
 InferStatus ConvolutionLayer::Forward(const std::vector<sftensor>& inputs,
                                       std::vector<sftensor>& outputs) {
   if (const InferStatus status = CheckOneOperand(inputs, outputs);

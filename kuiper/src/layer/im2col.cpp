@@ -185,15 +185,19 @@ GroupKernels::GroupKernels(arma::fmat matrix, const ConvParams& p, uint64_t expe
   const uint32_t in_per_group = p.in_channels / p.groups, out_per_group = p.out_channels / p.groups;
   // Each switch governs its own layers: with Winograd off, Winograd's layers
   // go back to im2col, not to the direct route.
-  const bool winograd_shape =
-      p.kernel_h == 3 && p.kernel_w == 3 && p.stride_h == 1 && p.stride_w == 1 &&
-      p.dilation_h == 1 && p.dilation_w == 1 && in_per_group >= 16 && out_per_group >= 16 &&
-      uint64_t{in_per_group} * out_per_group <= 256 * 256 && matrix.n_rows == 9 * in_per_group;
+  const bool winograd_shape = p.kernel_h == 3 && p.kernel_w == 3 && p.stride_h == 1 &&
+                              p.stride_w == 1 && p.dilation_h == 1 && p.dilation_w == 1 &&
+                              in_per_group >= 16 && out_per_group >= 16 &&
+                              uint64_t{in_per_group} * out_per_group <= kWinogradMaxChannels &&
+                              matrix.n_rows == 9 * in_per_group;
+  // F(4x4) only up to 256 x 256: at 512 x 512 (7x7) it was slower than both the direct
+  // route and F(2x2) (docs/performance.md#winograd-f4).
+  const bool f4 = options.winograd_f4 && uint64_t{in_per_group} * out_per_group <= 256 * 256;
   const bool one_by_one = p.kernel_h == 1 && p.kernel_w == 1;
   const bool direct_size = (out_per_group <= kDirectAnySizeChannels && !one_by_one) ||
                            (expected_positions > 0 && expected_positions <= kDirectMaxPositions);
   if (options.winograd_conv && winograd_shape) {
-    winograd_ = std::make_shared<const WinogradKernels>(matrix, options.winograd_f4 ? 4 : 2);
+    winograd_ = std::make_shared<const WinogradKernels>(matrix, f4 ? 4 : 2);
   } else if (options.direct_conv && DirectKernels::Fast() && !winograd_shape &&
              DirectKernels::Fits(out_per_group) && direct_size &&
              !(one_by_one && p.stride_h == 1 && p.stride_w == 1)) {

@@ -224,14 +224,16 @@ constexpr uint64_t kDirectAnySizeChannels = 128;
 // the layer is made (one form only: the model's weights are most of its
 // memory):
 // - where options.winograd_conv, Winograd's transformed kernels for a 3x3,
-//   stride-1, undilated kernel with 16 to 256 input and output channels per
-//   group: faster than im2col from 64 to 256 channels; 512->512 at 7x7 gains
-//   little and its transformed kernels (16/9 of the weights) would add 22 MB
-//   to ResNet18: hence 256. Below 16 channels the transforms cost more than
-//   the GEMMs save. See docs/performance.md#winograd-speed. Where
-//   options.winograd_f4, every such layer takes F(4x4, 3x3) (tile 4): it is
-//   the faster at every such shape of ResNet18 and YOLOv5s, and rounds more
-//   at every one (docs/performance.md#winograd-f4);
+//   stride-1, undilated kernel with at least 16 input and 16 output channels
+//   per group and at most kWinogradMaxChannels of them together: faster than
+//   im2col from 64 to 256 channels, and than the direct route on ResNet18's
+//   512->512 layers at 7x7, whose transformed kernels (16/9 of the weights)
+//   add 22 MB to the model; larger layers were not measured. Below 16
+//   channels the transforms cost more than the GEMMs save. See
+//   docs/performance.md#winograd-speed. Where options.winograd_f4, such layers
+//   of at most 256 x 256 channels take F(4x4, 3x3) (tile 4): it is the faster
+//   at every such shape of ResNet18 and YOLOv5s, and rounds more at every one
+//   (docs/performance.md#winograd-f4); at 512 x 512 it is the slower;
 // - else, where options.direct_conv and DirectKernels::Fast(), for a layer with
 //   a multiple of 16 output channels per group, at most kDirectAnySizeChannels
 //   of them (kernels larger than 1x1) or at most kDirectMaxPositions output
@@ -241,6 +243,7 @@ constexpr uint64_t kDirectAnySizeChannels = 128;
 // - else the GEMM matrix of the im2col route.
 // With both routes off (RuntimeOptions), every layer takes im2col, the route
 // lab course6 writes.
+constexpr uint64_t kWinogradMaxChannels = 512 * 512;  // input x output channels per group
 class GroupKernels {
  public:
   // `matrix`: (C_in/G * kh * kw) x (C_out/G), as WinogradKernels takes it.
@@ -298,6 +301,8 @@ class ConvolutionLayer : public Layer {
   // whether the matrix is the input itself. `kuiper bench` reports it, so a
   // student can see which layers reach their FillBlock.
   ConvRoute route() const;
+  // Outputs per side of a Winograd tile (2 or 4), or 0 off the Winograd route.
+  uint32_t winograd_tile() const;
 
   // The graph fuses a following ReLU or SiLU into the convolution: the
   // activation is then applied to each block of the output as it is computed.
