@@ -190,8 +190,8 @@ GroupKernels::GroupKernels(arma::fmat matrix, const ConvParams& p, uint64_t expe
                               in_per_group >= 16 && out_per_group >= 16 &&
                               uint64_t{in_per_group} * out_per_group <= kWinogradMaxChannels &&
                               matrix.n_rows == 9 * in_per_group;
-  // F(4x4) only up to 256 x 256: at 512 x 512 (7x7) it took twice the direct route's
-  // time, which F(2x2) beats (docs/performance.md#winograd-f4).
+  // F(4x4) only up to 256 x 256: at 512 x 512 (7x7) it was slower than the direct
+  // route, which F(2x2) beats (docs/performance.md#winograd-f4).
   const bool f4 = options.winograd_f4 && uint64_t{in_per_group} * out_per_group <= 256 * 256;
   const bool one_by_one = p.kernel_h == 1 && p.kernel_w == 1;
   const bool direct_size = (out_per_group <= kDirectAnySizeChannels && !one_by_one) ||

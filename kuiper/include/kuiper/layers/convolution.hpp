@@ -228,14 +228,14 @@ constexpr uint64_t kDirectAnySizeChannels = 128;
 //   per group and at most kWinogradMaxChannels of them together: faster than
 //   im2col from 64 to 256 channels, and than the direct route on ResNet18's
 //   512->512 layers at 7x7, whose transformed kernels (16/9 of the weights)
-//   hold 22 MB more than their packed direct kernels (the peak RSS rose by
-//   3 MB at most); larger layers were not measured. Below 16 channels the
+//   hold more than their packed direct kernels but left the peak memory
+//   almost as it was; larger layers were not measured. Below 16 channels the
 //   transforms cost more than the GEMMs save. See
 //   docs/performance.md#winograd-speed. Where options.winograd_f4, such layers
 //   of at most 256 x 256 channels take F(4x4, 3x3) (tile 4): it is the faster
 //   at every such shape of ResNet18 and YOLOv5s, and rounds more at every one
-//   (docs/performance.md#winograd-f4); at 512 x 512 it is twice as slow as
-//   the direct route;
+//   (docs/performance.md#winograd-f4); at 512 x 512 it is slower than the
+//   direct route;
 // - else, where options.direct_conv and DirectKernels::Fast(), for a layer with
 //   a multiple of 16 output channels per group, at most kDirectAnySizeChannels
 //   of them (kernels larger than 1x1) or at most kDirectMaxPositions output
