@@ -26,13 +26,19 @@ use_ccache() {
   fi
 }
 
+# missing_packages: prints the PACKAGES that are not installed, one per line.
+missing_packages() {
+  local pkg
+  for pkg in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || echo "$pkg"
+  done
+}
+
 # install_missing: apt-get installs the PACKAGES that are not installed yet
 # (through sudo when not root). Returns apt-get's status.
 install_missing() {
   local missing=() sudo=()
-  for pkg in "${PACKAGES[@]}"; do
-    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || missing+=("$pkg")
-  done
+  mapfile -t missing < <(missing_packages)
   [[ ${#missing[@]} -eq 0 ]] && return 0
   [[ $(id -u) -eq 0 ]] || sudo=(sudo)
   echo "Installing missing packages: ${missing[*]}"

@@ -26,16 +26,16 @@ while [[ $# -gt 0 ]]; do
   esac
   shift
 done
+PACKAGES=("${SITE_PACKAGES[@]}")
 if [[ $install -eq 1 ]]; then
-  PACKAGES=("${SITE_PACKAGES[@]}"); install_missing
+  install_missing
 else  # say which package is missing, not which command failed halfway
-  for pkg in "${SITE_PACKAGES[@]}"; do
-    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || {
-      echo "scripts/site.sh: $pkg is not installed and --no-install was given" \
-        "(apt-get install ${SITE_PACKAGES[*]}, or run without --no-install)" >&2
-      exit 1
-    }
-  done
+  missing=$(missing_packages | tr '\n' ' ')
+  if [[ -n $missing ]]; then
+    echo "scripts/site.sh: not installed, and --no-install was given: ${missing}(apt-get" \
+      "install ${SITE_PACKAGES[*]}, or run without --no-install)" >&2
+    exit 1
+  fi
 fi
 
 SECONDS=0

@@ -27,8 +27,11 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from models import MODELS  # noqa: E402
+
 ORT_DIR = os.path.join(ROOT, "build", "ort")
-SHAPES = {"resnet18": "3,224,224", "yolov5s": "3,640,640"}
 
 
 def per_module(output, depth):
@@ -65,7 +68,7 @@ def module_path(name):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--kuiper", default=os.path.join(ROOT, "build", "solutions", "bin", "kuiper"))
-    ap.add_argument("--model", default="yolov5s", choices=sorted(SHAPES))
+    ap.add_argument("--model", default="yolov5s", choices=["resnet18", "yolov5s"])
     ap.add_argument("--batch", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=5)
@@ -75,15 +78,15 @@ def main():
     onnx = os.path.join(ORT_DIR, args.model + ".onnx")
     if not os.path.exists(onnx):
         sys.exit("profile_vs_ort: %s not found: run tools/bench_vs_torch.py --peers ort once" % onnx)
+    shape = ",".join(map(str, (args.batch,) + tuple(MODELS[args.model].input_shape[1:])))
     engine, ort = [], []
     for _ in range(args.rounds):
         out = subprocess.run([args.kuiper, "bench", args.model, "--batch", str(args.batch),
                               "--threads", str(args.threads), "--runs", str(args.runs),
                               "--profile"], capture_output=True, text=True, check=True).stdout
         engine.append(per_module(out, args.depth))
-        out = subprocess.run(["node", os.path.join(ROOT, "tools", "ort_bench.js"), onnx,
-                              "%d,%s" % (args.batch, SHAPES[args.model]), str(args.threads), "2",
-                              str(args.runs), "--profile"],
+        out = subprocess.run(["node", os.path.join(ROOT, "tools", "ort_bench.js"), onnx, shape,
+                              str(args.threads), "2", str(args.runs), "--profile"],
                              capture_output=True, text=True, check=True, cwd=ORT_DIR).stdout
         ort.append(per_module(out, args.depth))
     print("%s batch %d, %d threads, %d rounds; per image (median of each round): engine %s, "

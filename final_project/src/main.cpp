@@ -114,7 +114,8 @@ int main(int argc, char** argv) {
   run_cmd
       ->add_option("--conv-route", run.conv_route,
                    "im2col: every convolution through the im2col route (lab 6's FillBlock), "
-                   "and say how many took it; winograd-f4: the Winograd layers on F(4x4, 3x3)")
+                   "and say how many took it; winograd-f4: the Winograd layers of up to 256x256 "
+                   "channels on F(4x4, 3x3)")
       ->check(CLI::IsMember({"default", "im2col", "winograd-f4"}))
       ->capture_default_str();
 
@@ -145,8 +146,8 @@ int main(int argc, char** argv) {
   bench_cmd
       ->add_option("--conv-route", bench.conv_route,
                    "im2col: every convolution through the im2col route (lab 6's FillBlock), to "
-                   "time your unfolding in the whole model; winograd-f4: the Winograd layers on "
-                   "F(4x4, 3x3)")
+                   "time your unfolding in the whole model; winograd-f4: the Winograd layers of up "
+                   "to 256x256 channels on F(4x4, 3x3)")
       ->check(CLI::IsMember({"default", "im2col", "winograd-f4"}))
       ->capture_default_str();
   bench_cmd

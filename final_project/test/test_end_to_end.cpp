@@ -91,8 +91,9 @@ TEST(ResNet18, Batch4MatchesPyTorch) {
   ExpectSameTop5(r);
 }
 
-// The Winograd layers on F(4x4, 3x3) (RuntimeOptions::winograd_f4), whose
-// larger transform constants round more: the same bounds.
+// The Winograd layers of up to 256 x 256 channels on F(4x4, 3x3)
+// (RuntimeOptions::winograd_f4), whose larger transform constants round more:
+// the same bounds.
 RuntimeOptions WinogradF4() {
   RuntimeOptions options;
   options.winograd_f4 = true;

@@ -22,9 +22,10 @@ struct RuntimeOptions {
   // the layer's shape fits it (GroupKernels, layers/convolution.hpp); with
   // both off, every convolution but the 1x1 stride-1 ones (whose input is
   // their im2col matrix) runs the lab's FillBlock.
-  bool winograd_conv = true;  // F(2x2, 3x3): 3x3 stride-1 layers of 16 to 256 channels
+  bool winograd_conv = true;  // F(2x2, 3x3): 3x3 stride-1 layers of 16 to 512 channels
   bool direct_conv = true;    // small outputs or few channels, on CPUs with AVX-512
-  // Within the Winograd route, F(4x4, 3x3) instead of F(2x2, 3x3): about
+  // Within the Winograd route, F(4x4, 3x3) instead of F(2x2, 3x3) for layers
+  // of up to 256 x 256 channels (GroupKernels): about
   // 0.8 of the layer's time at 28x28 and 56x56, but over three times im2col's
   // rounding, which leaves ResNet18's output no closer to float64 than
   // PyTorch's float32, and further on some inputs

@@ -220,6 +220,10 @@ constexpr uint64_t kDirectMaxPositions = 256;
 // docs/performance.md#direct-route.
 constexpr uint64_t kDirectAnySizeChannels = 128;
 
+// The most input x output channels per group that the Winograd route takes
+// (GroupKernels below).
+constexpr uint64_t kWinogradMaxChannels = 512 * 512;
+
 // A group's kernels in the one form the core multiplies them by, chosen when
 // the layer is made (one form only: the model's weights are most of its
 // memory):
@@ -245,7 +249,6 @@ constexpr uint64_t kDirectAnySizeChannels = 128;
 // - else the GEMM matrix of the im2col route.
 // With both routes off (RuntimeOptions), every layer takes im2col, the route
 // lab course6 writes.
-constexpr uint64_t kWinogradMaxChannels = 512 * 512;  // input x output channels per group
 class GroupKernels {
  public:
   // `matrix`: (C_in/G * kh * kw) x (C_out/G), as WinogradKernels takes it.
