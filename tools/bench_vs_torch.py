@@ -2,7 +2,7 @@
 """Times the engine against PyTorch and ONNX Runtime on the same seeded models, in one run.
 
     /usr/bin/python3 tools/bench_vs_torch.py [--threads 2] [--runs 10] [--warmup 2]
-        [--rounds 3] [--batches 1,4] [--models resnet18,yolov5s] [--peers torch,ort,ncnn]
+        [--rounds 3] [--batches 1,4] [--models resnet18,yolov5s] [--peers torch,ort,ncnn[,ncnn23]]
         [--kuiper build/solutions/bin/kuiper] [--no-fold-bn] [--ncnn-bench PATH]
 
 For each model (ResNet18 at 224, YOLOv5s at 640) and batch size it runs
@@ -27,6 +27,10 @@ and the engine / peer ratios, under a line that says when and on which CPU
   says how to build ncnn and writes that folder. Without them ncnn is
   skipped, with a message. ncnn has no batch axis: at batch N it runs N
   images one after the other.
+- ncnn23: the same ncnn with its 3x3 stride-1 layers kept to Winograd's
+  F(2x2, 3x3) (ncnn_bench --winograd 23), the rounding the engine keeps by
+  default; as it ships, ncnn picks F(4x4, 3x3) or F(6x6, 3x3) by shape, and
+  rounds more (docs/performance.md#ncnn-winograd). Not in the default peers.
 All sides take turns, --rounds times: on a shared machine the speed of the
 cores drifts by 10-20% over minutes, and each round's ratios compare runs made
 close together. The table gives the medians over the rounds.
@@ -137,16 +141,21 @@ def ncnn_files(name, bench=None):
     return files
 
 
-def ncnn_command(files, shape, threads, warmup, runs):
+# The ncnn peers: ncnn as it ships, and ncnn with its 3x3 stride-1 layers kept to Winograd's
+# F(2x2, 3x3), the rounding the engine keeps (tools/ncnn_bench.cpp's --winograd 23).
+NCNN_PEERS = {"ncnn": [], "ncnn23": ["--winograd", "23"]}
+
+
+def ncnn_command(files, shape, threads, warmup, runs, peer="ncnn"):
     """tools/ncnn_bench.cpp's command line: one image of shape[1:] at a time, shape[0] per run."""
     bench, param, weights = files
     return [bench, param, weights, ",".join(map(str, shape[1:])), str(threads), str(warmup),
-            str(runs), "--batch", str(shape[0])]
+            str(runs), "--batch", str(shape[0])] + NCNN_PEERS[peer]
 
 
-def ncnn_ms(files, shape, threads, warmup, runs):
+def ncnn_ms(files, shape, threads, warmup, runs, peer="ncnn"):
     """(median, p90) ms per image from tools/ncnn_bench.cpp."""
-    return median_line(ncnn_command(files, shape, threads, warmup, runs))
+    return median_line(ncnn_command(files, shape, threads, warmup, runs, peer))
 
 
 def fold_batchnorm(model, example):
@@ -200,7 +209,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=3, help="turns each side takes")
     ap.add_argument("--batches", default="1,4")
     ap.add_argument("--models", default="resnet18,yolov5s")
-    ap.add_argument("--peers", default="torch,ort,ncnn", help="any of torch, ort, ncnn")
+    ap.add_argument("--peers", default="torch,ort,ncnn",
+                    help="any of torch, ort, ncnn, ncnn23 (ncnn on Winograd F(2x2, 3x3) only)")
     ap.add_argument("--ncnn-bench", default=None,
                     help="ncnn runner, its models beside it (default $KUIPER_NCNN_BENCH or "
                          "build/ncnn/ncnn_bench)")
@@ -209,8 +219,8 @@ def main():
     args = ap.parse_args()
     start = time.gmtime()
     peers = args.peers.split(",")
-    if not peers or set(peers) - {"torch", "ort", "ncnn"}:
-        sys.exit("bench_vs_torch: --peers takes any of torch, ort, ncnn")
+    if not peers or set(peers) - {"torch", "ort"} - set(NCNN_PEERS):
+        sys.exit("bench_vs_torch: --peers takes any of torch, ort, ncnn, ncnn23")
     if "ort" in peers:
         ort_setup()
     if not os.access(args.kuiper, os.X_OK):
@@ -224,7 +234,7 @@ def main():
         spec = MODELS[name]
         model = spec.build()  # the same seeded weights make_models.py exports
         onnx_path = ort_model(name, model, spec.input_shape) if "ort" in peers else None
-        ncnn = ncnn_files(name, args.ncnn_bench) if "ncnn" in peers else None
+        ncnn = ncnn_files(name, args.ncnn_bench) if set(peers) & set(NCNN_PEERS) else None
         if "torch" in peers and not args.no_fold_bn:
             model = fold_batchnorm(model, torch.rand(*spec.input_shape))
         for batch in batches:
@@ -237,8 +247,8 @@ def main():
                     times["ort"] = ort_ms(onnx_path, shape, args.threads, args.warmup, args.runs)
                 if "torch" in peers:
                     times["torch"] = torch_ms(model, shape, args.warmup, args.runs)
-                if ncnn:
-                    times["ncnn"] = ncnn_ms(ncnn, shape, args.threads, args.warmup, args.runs)
+                for peer in [p for p in peers if p in NCNN_PEERS and ncnn]:
+                    times[peer] = ncnn_ms(ncnn, shape, args.threads, args.warmup, args.runs, peer)
                 rounds.append(times)
             rows.append((name, "x".join(map(str, shape[1:])), batch, rounds))
             print("measured %s batch %d: %s" % (name, batch, "; ".join(
@@ -249,7 +259,8 @@ def main():
 
     sides = ["kuiper"] + peers
     print(machine_line(start))
-    label = {"kuiper": "kuiper", "ort": "ORT", "torch": "PyTorch", "ncnn": "ncnn"}
+    label = {"kuiper": "kuiper", "ort": "ORT", "torch": "PyTorch", "ncnn": "ncnn",
+             "ncnn23": "ncnn F23"}
     print("threads %d, %d rounds of %d warm-up + %d timed runs each; ms per image (median / p90,"
           " medians over the rounds); PyTorch %s"
           % (args.threads, args.rounds, args.warmup, args.runs,

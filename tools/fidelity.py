@@ -2,7 +2,7 @@
 """How close the engine, PyTorch float32, ONNX Runtime (and ncnn) come to float64, robustly.
 
     /usr/bin/python3 tools/fidelity.py [--models resnet18,yolov5s] [--kuiper [NAME=]PATH ...]
-        [--peers torch,ort,ncnn] [--ncnn-bench PATH] [--models-dir build/models] [--inputs N]
+        [--peers torch,ort,ncnn[,ncnn23]] [--ncnn-bench PATH] [--models-dir build/models] [--inputs N]
 
 For each model it takes the fixed input tools/make_models.py wrote
 (<models-dir>/<name>/<name>.input.npy, batch 1), runs the seeded module of
@@ -16,7 +16,8 @@ measures against it:
 - ort: ONNX Runtime (npm onnxruntime-node, CPU, every graph optimisation on,
   2 threads, the model tools/bench_vs_torch.py exports into build/ort);
 - ncnn: when tools/ncnn_models.py has built its runner and models (see
-  tools/bench_vs_torch.py for where they are looked up), fp32.
+  tools/bench_vs_torch.py for where they are looked up), fp32; ncnn23: the
+  same with Winograd F(2x2, 3x3) only, as tools/bench_vs_torch.py says.
 
 The relative error of one output value y against its float64 reference r is
     e = |y - r| / (|r| + floor_k),  floor_k = 1e-3 * max |r| over the values of its kind k.
@@ -118,12 +119,12 @@ def ort_output(name, module, x, workdir):
     return np.fromfile(raw_out, dtype=np.float32)
 
 
-def ncnn_output(files, x, workdir):
+def ncnn_output(files, x, workdir, peer="ncnn"):
     raw_in, raw_out = os.path.join(workdir, "ncnn_in.f32"), os.path.join(workdir, "ncnn_out.f32")
     x.astype(np.float32).tofile(raw_in)
     bench, param, weights = files
     run_checked([bench, param, weights, ",".join(map(str, x.shape[1:])), "1", "0", "1",
-                 "--input", raw_in, "--output", raw_out], "ncnn_bench")
+                 "--input", raw_in, "--output", raw_out] + bvt.NCNN_PEERS[peer], "ncnn_bench")
     return np.fromfile(raw_out, dtype=np.float32)
 
 
@@ -138,8 +139,10 @@ def measure(name, module, x, input_path, param, builds, peers, ncnn, workdir):
             outputs.append(("PyTorch f32", module(torch.from_numpy(x)).numpy()))
     if "ort" in peers:
         outputs.append(("ORT", ort_output(name, module, x, workdir)))
-    if ncnn:
+    if ncnn and "ncnn" in peers:
         outputs.append(("ncnn fp32", ncnn_output(ncnn, x, workdir)))
+    if ncnn and "ncnn23" in peers:
+        outputs.append(("ncnn fp32 F23", ncnn_output(ncnn, x, workdir, "ncnn23")))
     return [(label, errors(name, out, ref)) for label, out in outputs], ref
 
 
@@ -161,7 +164,8 @@ def main():
     ap.add_argument("--models", default="resnet18,yolov5s")
     ap.add_argument("--kuiper", action="append", metavar="[NAME=]PATH",
                     help="an engine build to measure (repeat for before and after)")
-    ap.add_argument("--peers", default="torch,ort,ncnn", help="any of torch, ort, ncnn")
+    ap.add_argument("--peers", default="torch,ort,ncnn",
+                    help="any of torch, ort, ncnn, ncnn23 (as tools/bench_vs_torch.py's)")
     ap.add_argument("--ncnn-bench", default=None, help="as tools/bench_vs_torch.py's")
     ap.add_argument("--models-dir", default=os.environ.get(
         "KUIPER_MODELS", os.path.join(ROOT, "build", "models")))
@@ -171,8 +175,8 @@ def main():
     if args.inputs < 0:
         sys.exit("fidelity: --inputs takes a count, 0 or more")
     peers = [p for p in args.peers.split(",") if p]
-    if set(peers) - {"torch", "ort", "ncnn"}:
-        sys.exit("fidelity: --peers takes any of torch, ort, ncnn")
+    if set(peers) - {"torch", "ort"} - set(bvt.NCNN_PEERS):
+        sys.exit("fidelity: --peers takes any of torch, ort, ncnn, ncnn23")
     builds = []
     for i, value in enumerate(args.kuiper or [os.path.join(ROOT, "build", "solutions", "bin",
                                                            "kuiper")]):
@@ -198,7 +202,8 @@ def main():
             spec = MODELS[name]
             module = spec.build()
             param = os.path.join(folder, name + ".pnnx.param")
-            ncnn = bvt.ncnn_files(name, args.ncnn_bench) if "ncnn" in peers else None
+            ncnn = (bvt.ncnn_files(name, args.ncnn_bench) if set(peers) & set(bvt.NCNN_PEERS)
+                    else None)
             measured, ref = measure(name, module, np.load(input_path), input_path, param,
                                     builds, peers, ncnn, workdir)
             rows += [(name, label) + errs for label, errs in measured]

@@ -1,7 +1,7 @@
 // Times one ncnn model in fp32, for tools/bench_vs_torch.py and tools/bench_load.py.
 //
 //   ncnn_bench MODEL.param MODEL.bin C,H,W THREADS WARMUP RUNS [--batch N]
-//              [--input IN.f32 --output OUT.f32]
+//              [--input IN.f32 --output OUT.f32] [--winograd 23]
 //
 // Prints one line, "per image: median X ms, p90 Y ms", in the form `kuiper bench` prints.
 // ncnn has no batch axis: with --batch N a timed run is N extractions, one image each, and
@@ -11,6 +11,9 @@
 // tools/ncnn_models.py can compare it with PyTorch before anything is timed.
 // fp16 and bf16 are off (storage, packing and arithmetic), so every layer computes in fp32
 // as the engine does; packed fp32 layouts, Winograd and sgemm stay on, as ncnn ships them.
+// --winograd 23 keeps ncnn's 3x3 stride-1 layers to Winograd's F(2x2, 3x3), the engine's
+// default, instead of letting it pick F(4x4, 3x3) or F(6x6, 3x3) by shape: ncnn with the
+// rounding the engine keeps (docs/performance.md#ncnn-winograd).
 // Built outside the project by tools/ncnn_bench.sh against an ncnn install prefix: ncnn is
 // never a build dependency of the engine.
 #include <algorithm>
@@ -43,7 +46,7 @@ bool ReadFloats(const char* path, std::vector<float>& data) {
 int Usage() {
   std::fprintf(stderr,
                "usage: ncnn_bench MODEL.param MODEL.bin C,H,W THREADS WARMUP RUNS [--batch N]\n"
-               "                  [--input IN.f32 --output OUT.f32]\n");
+               "                  [--input IN.f32 --output OUT.f32] [--winograd 23]\n");
   return 2;
 }
 
@@ -59,6 +62,7 @@ int main(int argc, char** argv) {
   int batch = 1;
   const char* input_path = nullptr;
   const char* output_path = nullptr;
+  bool only_f23 = false;
   for (int i = 7; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--batch"))
       batch = std::atoi(argv[i + 1]);
@@ -66,6 +70,8 @@ int main(int argc, char** argv) {
       input_path = argv[i + 1];
     else if (!std::strcmp(argv[i], "--output"))
       output_path = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--winograd") && !std::strcmp(argv[i + 1], "23"))
+      only_f23 = true;
     else
       return Usage();
   }
@@ -78,6 +84,10 @@ int main(int argc, char** argv) {
   net.opt.use_fp16_arithmetic = false;
   net.opt.use_bf16_storage = false;
   net.opt.use_vulkan_compute = false;
+  if (only_f23) {
+    net.opt.use_winograd43_convolution = false;
+    net.opt.use_winograd63_convolution = false;
+  }
   if (net.load_param(argv[1]) != 0 || net.load_model(argv[2]) != 0) {
     std::fprintf(stderr, "ncnn_bench: cannot load %s / %s\n", argv[1], argv[2]);
     return 1;
