@@ -247,7 +247,7 @@ def main():
                     times["ort"] = ort_ms(onnx_path, shape, args.threads, args.warmup, args.runs)
                 if "torch" in peers:
                     times["torch"] = torch_ms(model, shape, args.warmup, args.runs)
-                for peer in [p for p in peers if p in NCNN_PEERS and ncnn]:
+                for peer in (p for p in peers if ncnn and p in NCNN_PEERS):
                     times[peer] = ncnn_ms(ncnn, shape, args.threads, args.warmup, args.runs, peer)
                 rounds.append(times)
             rows.append((name, "x".join(map(str, shape[1:])), batch, rounds))

@@ -119,6 +119,9 @@ def ort_output(name, module, x, workdir):
     return np.fromfile(raw_out, dtype=np.float32)
 
 
+NCNN_LABELS = {"ncnn": "ncnn fp32", "ncnn23": "ncnn fp32 F23"}  # bvt.NCNN_PEERS' rows
+
+
 def ncnn_output(files, x, workdir, peer="ncnn"):
     raw_in, raw_out = os.path.join(workdir, "ncnn_in.f32"), os.path.join(workdir, "ncnn_out.f32")
     x.astype(np.float32).tofile(raw_in)
@@ -139,10 +142,8 @@ def measure(name, module, x, input_path, param, builds, peers, ncnn, workdir):
             outputs.append(("PyTorch f32", module(torch.from_numpy(x)).numpy()))
     if "ort" in peers:
         outputs.append(("ORT", ort_output(name, module, x, workdir)))
-    if ncnn and "ncnn" in peers:
-        outputs.append(("ncnn fp32", ncnn_output(ncnn, x, workdir)))
-    if ncnn and "ncnn23" in peers:
-        outputs.append(("ncnn fp32 F23", ncnn_output(ncnn, x, workdir, "ncnn23")))
+    for peer in (p for p in peers if ncnn and p in NCNN_LABELS):
+        outputs.append((NCNN_LABELS[peer], ncnn_output(ncnn, x, workdir, peer)))
     return [(label, errors(name, out, ref)) for label, out in outputs], ref
 
 

@@ -25,9 +25,9 @@ struct RuntimeOptions {
   bool winograd_conv = true;  // F(2x2, 3x3): 3x3 stride-1 layers of 16 to 512 channels
   bool direct_conv = true;    // small outputs or few channels, on CPUs with AVX-512
   // Within the Winograd route, F(4x4, 3x3) instead of F(2x2, 3x3) for layers
-  // of up to 256 x 256 channels (GroupKernels): about
-  // 0.8 of the layer's time at 28x28 and 56x56, but over three times im2col's
-  // rounding, which leaves ResNet18's output no closer to float64 than
+  // of up to 256 x 256 channels (GroupKernels): faster on every such layer,
+  // but its larger transform constants round several times as much as
+  // im2col, which leaves ResNet18's output no closer to float64 than
   // PyTorch's float32, and further on some inputs
   // (docs/performance.md#winograd-f4). Off by default for that.
   bool winograd_f4 = false;
