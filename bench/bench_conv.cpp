@@ -24,6 +24,11 @@
 //   build/solutions/bin/bench_conv --threads=1 --benchmark_filter=resnet18
 // Threads: --threads=N, 0 or absent for every core (OpenBLAS always runs
 // single-threaded inside the engine).
+// Copies: --copies=N builds each layer N times with weights of its own and
+// runs them in turn. One layer run again and again finds its weights (and
+// Winograd's transformed kernels, 16.8 MB at 512 x 512) in L3; in a whole model
+// they come from memory, as with --copies=12. Figures without it flatter
+// the layers whose weights are large (docs/performance.md#winograd-prefetch).
 // Routes: by default the 3x3 stride-1 shapes with 16 to 256 channels take the
 // Winograd route and the shapes with at most 256 output positions the direct
 // route (course6_conv/README.md §8; each layer is made for its shape's output
@@ -42,6 +47,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
+#include <memory>
 #include <random>
 #include <string>
 #include <string_view>
@@ -145,6 +151,7 @@ double MeasureCorePeakGflops() {
 
 double peak_gflops = 0;  // set by main before the benchmarks run
 RuntimeOptions routes;   // set by main from --conv_route
+int copies = 1;          // set by main from --copies
 
 // ---- one convolution shape through the layer ----
 
@@ -162,7 +169,13 @@ void Convolution(benchmark::State& state, const ConvShape& shape) {
   for (float& w : weight) w = value(rng);
   for (float& b : bias) b = value(rng);
   const uint32_t out = ConvOutputSize(shape.size, shape.kernel, shape.stride, p.padding_h, 1);
-  ConvolutionLayer layer("bench", p, weight, bias, uint64_t{out} * out, routes);
+  std::vector<std::unique_ptr<ConvolutionLayer>> layers;  // --copies of it, each its own weights
+  for (int i = 0; i < copies; ++i) {
+    if (i > 0) std::generate(weight.begin(), weight.end(), [&] { return value(rng); });
+    layers.push_back(
+        std::make_unique<ConvolutionLayer>("bench", p, weight, bias, uint64_t{out} * out, routes));
+  }
+  size_t next = 0;
   std::vector<sftensor> inputs, outputs(batch);
   for (uint32_t n = 0; n < batch; ++n) {
     inputs.push_back(TensorCreate(shape.in_c, shape.size, shape.size));
@@ -171,7 +184,7 @@ void Convolution(benchmark::State& state, const ConvShape& shape) {
   double seconds = 0;
   for (auto _ : state) {
     const auto start = std::chrono::steady_clock::now();
-    layer.Forward(inputs, outputs);
+    layers[next++ % layers.size()]->Forward(inputs, outputs);
     benchmark::DoNotOptimize(outputs[0]->raw_ptr());
     seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
@@ -190,13 +203,15 @@ void Convolution(benchmark::State& state, const ConvShape& shape) {
 
 int main(int argc, char** argv) {
   using kuiper::ConvShape;
-  // --threads=N and --conv_route=im2col are ours: taken out before the
+  // --threads=N, --copies=N and --conv_route=... are ours: taken out before the
   // benchmark library reads the rest.
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg.starts_with("--threads=")) {
       kuiper::SetMaxThreads(std::atoi(argv[i] + 10));
+    } else if (arg.starts_with("--copies=")) {
+      kuiper::copies = std::max(1, std::atoi(argv[i] + 9));
     } else if (arg == "--conv_route=im2col") {
       kuiper::routes.winograd_conv = kuiper::routes.direct_conv = false;
     } else if (arg == "--conv_route=winograd_f4") {

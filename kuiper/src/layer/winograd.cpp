@@ -458,8 +458,17 @@ void WinogradOutput(const WinogradGeometry& g, const WinogradChunk& k, int64_t o
 // oneDNN's GEMM on one M_e (docs/performance.md#winograd-internals).
 // Rows of V_e and M_e are `ld` floats apart. Every loop over r and n is
 // unrolled, so that s, p and x stay in registers (rolled, GCC kept p in memory).
+//
+// With kPrefetch, each partial sum also asks for R cache lines of the next
+// block's U rows (R x C_in floats, contiguous) into L2, in order, so that the
+// whole next block has been asked for by the time this one ends. A large U
+// comes from memory in a whole model (ResNet18's add up to 67 MB, more than
+// an L3 holds), and a block reads it as R streams of
+// C_in floats, each cut short by the next block, which the hardware
+// prefetcher hardly follows: without the prefetches those layers waited for
+// U (docs/performance.md#winograd-prefetch).
 #if defined(__x86_64__)
-template <int R, int NV>
+template <int R, int NV, bool kPrefetch>
 [[gnu::target("avx512f"), gnu::always_inline]] inline void WinogradTileBlock(const float* v,
                                                                              const float* u,
                                                                              float* m, int64_t c_in,
@@ -493,6 +502,12 @@ template <int R, int NV>
 #pragma GCC unroll 8
       for (int n = 0; n < NV; ++n) s[r][n] = _mm512_add_ps(s[r][n], p[r][n]);
     }
+    if constexpr (kPrefetch) {
+      // Lines R c0 / 16 .. R c0 / 16 + R - 1 of the next block (16 floats a line).
+      const char* next = reinterpret_cast<const char*>(u + R * c_in + R * c0);
+#pragma GCC unroll 8
+      for (int r = 0; r < R; ++r) _mm_prefetch(next + 64 * r, _MM_HINT_T1);
+    }
   }
 #pragma GCC unroll 8
   for (int r = 0; r < R; ++r) {
@@ -504,27 +519,27 @@ template <int R, int NV>
 // All output channels for NV vectors of tiles from `v` and `m` on: R at a
 // time (24 of the 32 registers hold s and p: 6 with one or two vectors, 4
 // with three), then the 1 to R - 1 left.
-template <int NV>
+template <int NV, bool kPrefetch>
 [[gnu::target("avx512f")]] void WinogradTileColumn(const float* v, const float* u, float* m,
                                                    int64_t c_in, int64_t c_out, int64_t ld) {
   constexpr int R = NV == 3 ? 4 : 6;
   int64_t o = 0;
   for (; o + R <= c_out; o += R) {
-    WinogradTileBlock<R, NV>(v, u + o * c_in, m + o * ld, c_in, ld);
+    WinogradTileBlock<R, NV, kPrefetch>(v, u + o * c_in, m + o * ld, c_in, ld);
   }
   const float* u_o = u + o * c_in;
   float* m_o = m + o * ld;
-  switch (c_out - o) {
+  switch (c_out - o) {  // the last block: nothing after it to prefetch
     case 5:
-      return WinogradTileBlock<5, NV>(v, u_o, m_o, c_in, ld);
+      return WinogradTileBlock<5, NV, false>(v, u_o, m_o, c_in, ld);
     case 4:
-      return WinogradTileBlock<4, NV>(v, u_o, m_o, c_in, ld);
+      return WinogradTileBlock<4, NV, false>(v, u_o, m_o, c_in, ld);
     case 3:
-      return WinogradTileBlock<3, NV>(v, u_o, m_o, c_in, ld);
+      return WinogradTileBlock<3, NV, false>(v, u_o, m_o, c_in, ld);
     case 2:
-      return WinogradTileBlock<2, NV>(v, u_o, m_o, c_in, ld);
+      return WinogradTileBlock<2, NV, false>(v, u_o, m_o, c_in, ld);
     case 1:
-      return WinogradTileBlock<1, NV>(v, u_o, m_o, c_in, ld);
+      return WinogradTileBlock<1, NV, false>(v, u_o, m_o, c_in, ld);
     default:
       return;
   }
@@ -591,24 +606,35 @@ template <int T>
 // This order beats every vector two at a time and the last one alone on the
 // tile counts of ResNet18's and YOLOv5s's layers, with the same output bits:
 // see docs/performance.md#winograd-internals.
+template <bool kPrefetch>
+[[gnu::target("avx512f")]] void WinogradTileColumns(const float* v, const float* u, float* m,
+                                                    int64_t c_in, int64_t c_out, int64_t ld,
+                                                    int64_t vectors) {
+  int64_t t = 0;
+  for (int64_t left = vectors; left > 0;) {
+    if (left == 3) return WinogradTileColumn<3, kPrefetch>(v + t, u, m + t, c_in, c_out, ld);
+    if (left == 1) return WinogradTileColumn<1, kPrefetch>(v + t, u, m + t, c_in, c_out, ld);
+    WinogradTileColumn<2, kPrefetch>(v + t, u, m + t, c_in, c_out, ld);
+    t += 2 * kLanes, left -= 2;
+  }
+}
+
+// U_e of at least this many floats (256 x 256 channels, 256 KB) is read with
+// prefetches (WinogradTileBlock). The smaller layers' U (1 MB in all at 128 x
+// 128) is read again from L2 or L3 by the tile columns and images after the
+// first, and gained nothing from them.
+constexpr int64_t kPrefetchFloats = 256 * 256;
+
 [[gnu::target("avx512f")]] void WinogradGemmAvx512(const float* v, const float* u, float* m,
                                                    int64_t c_in, int64_t c_out, int64_t ld,
                                                    int64_t tiles) {
   const int64_t past = tiles % kLanes;  // tiles past the last whole vector
   const bool few = past > 0 && past <= kFewTiles;
   const int64_t vectors = few ? tiles / kLanes : (tiles + kLanes - 1) / kLanes;
-  int64_t t = 0;
-  for (int64_t left = vectors; left > 0;) {
-    if (left == 3) {
-      WinogradTileColumn<3>(v + t, u, m + t, c_in, c_out, ld);
-      break;
-    }
-    if (left == 1) {
-      WinogradTileColumn<1>(v + t, u, m + t, c_in, c_out, ld);
-      break;
-    }
-    WinogradTileColumn<2>(v + t, u, m + t, c_in, c_out, ld);
-    t += 2 * kLanes, left -= 2;
+  if (c_in * c_out >= kPrefetchFloats) {
+    WinogradTileColumns<true>(v, u, m, c_in, c_out, ld, vectors);
+  } else {
+    WinogradTileColumns<false>(v, u, m, c_in, c_out, ld, vectors);
   }
   if (!few) return;
   const int64_t t0 = vectors * kLanes;
