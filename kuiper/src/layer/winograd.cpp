@@ -462,11 +462,12 @@ void WinogradOutput(const WinogradGeometry& g, const WinogradChunk& k, int64_t o
 // With kPrefetch, each partial sum also asks for R cache lines of the next
 // block's U rows (R x C_in floats, contiguous) into L2, in order, so that the
 // whole next block has been asked for by the time this one ends. A large U
-// comes from memory in a whole model (ResNet18's add up to 67 MB, more than
-// an L3 holds), and a block reads it as R streams of
-// C_in floats, each cut short by the next block, which the hardware
-// prefetcher hardly follows: without the prefetches those layers waited for
-// U (docs/performance.md#winograd-prefetch).
+// comes from memory in a whole model (ResNet18's add up to 67 MB, more than an
+// L3 holds), and a block reads it as R streams of C_in floats, each cut short
+// by the next block, which the hardware prefetcher hardly follows: without the
+// prefetches those layers waited for U (docs/performance.md#winograd-prefetch).
+// The last whole block's prefetches reach past U_e, into the next element's U
+// or past the end of U: a prefetch never faults.
 #if defined(__x86_64__)
 template <int R, int NV, bool kPrefetch>
 [[gnu::target("avx512f"), gnu::always_inline]] inline void WinogradTileBlock(const float* v,
@@ -620,9 +621,10 @@ template <bool kPrefetch>
 }
 
 // U_e of at least this many floats (256 x 256 channels, 256 KB) is read with
-// prefetches (WinogradTileBlock). The smaller layers' U (1 MB in all at 128 x
-// 128) is read again from L2 or L3 by the tile columns and images after the
-// first, and gained nothing from them.
+// prefetches (WinogradTileBlock). A smaller layer's U (1 MB in all at 128 x
+// 128) is more often still in the cache; with the prefetches the 128 x 128
+// layers were faster alone but not measurably in the models, so they stay
+// without (docs/performance.md#winograd-prefetch).
 constexpr int64_t kPrefetchFloats = 256 * 256;
 
 [[gnu::target("avx512f")]] void WinogradGemmAvx512(const float* v, const float* u, float* m,
