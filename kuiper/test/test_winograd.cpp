@@ -109,7 +109,12 @@ INSTANTIATE_TEST_SUITE_P(
                       WinogradCase{33, 23, 6, 6, 1},
                       // The transforms take 16 tiles of a tile column at a time:
                       // 16 exactly (32 rows), then 16 and 1 with an odd height.
-                      WinogradCase{16, 16, 32, 5, 1}, WinogradCase{16, 16, 33, 6, 1}));
+                      WinogradCase{16, 16, 32, 5, 1}, WinogradCase{16, 16, 33, 6, 1},
+                      // 256 x 256 channels and more take the kernels that prefetch U
+                      // (kPrefetchFloats): 3 vectors of tiles and 1 tile past them, with
+                      // a last partial sum of 1 channel; then 1 vector, with 4 output
+                      // channels left after blocks of 6.
+                      WinogradCase{257, 256, 14, 14, 1}, WinogradCase{256, 262, 6, 10, 1}));
 
 // F(4x4, 3x3): 4x4 tiles, so sizes that are not multiples of 4 leave tiles
 // with 1 to 3 outputs of 4 on the bottom and right edges; the same rounding

@@ -464,8 +464,8 @@ void WinogradOutput(const WinogradGeometry& g, const WinogradChunk& k, int64_t o
 // whole next block has been asked for by the time this one ends. A large U
 // comes from memory in a whole model (ResNet18's add up to 67 MB, more than an
 // L3 holds), and a block reads it as R streams of C_in floats, each cut short
-// by the next block, which the hardware prefetcher hardly follows: without the
-// prefetches those layers waited for U (docs/performance.md#winograd-prefetch).
+// by the next block, which the hardware prefetcher did not run ahead of: without
+// the prefetches those layers waited for U (docs/performance.md#winograd-prefetch).
 // The last whole block's prefetches reach past U_e, into the next element's U
 // or past the end of U: a prefetch never faults.
 #if defined(__x86_64__)
